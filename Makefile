@@ -1,0 +1,31 @@
+# SPDX-License-Identifier: GPL-2.0
+# Entry points; the work is done by the scripts in lab/.
+#   make test      build, boot, run KUnit + guest + userspace tests
+#   make demo      boot and show the project at work
+#   make shell     the test guest, interactive
+#   make patches   export the series and prove it applies and builds
+#   make check     checkpatch, sparse and W=1 on our files
+
+.PHONY: test demo shell patches check kernel clean-cache
+
+test:
+	lab/test.sh $(T)
+
+demo:
+	lab/demo.sh
+
+shell:
+	lab/deps.sh && lab/tree.sh && lab/apply.sh && lab/build.sh guest && \
+		lab/rootfs.sh guest && lab/qemu.sh guest shell
+
+kernel:
+	lab/deps.sh && lab/tree.sh && lab/apply.sh && lab/build.sh guest
+
+patches:
+	lab/patches.sh
+
+check:
+	lab/check.sh
+
+clean-cache:
+	@. lab/lib.sh && echo "removing $$LAB_CACHE" && rm -rf "$$LAB_CACHE"

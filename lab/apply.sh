@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Turn patches/NNNN-*.patch plus the files under kernel/ into a chain of
+# commits on top of the pristine tree (branch "series" of the working clone)
+# and check it out.  Commits are built in a private index, so a patch that
+# does not apply leaves the working copy as it was, and checking out the
+# result rewrites only the files that really changed: builds stay
+# incremental.
+#
+# A patch file is a commit message, optionally followed by a line "---" and
+# a unified diff against upstream files.  "Lab-Files:" lines in the message
+# name the files of kernel/ that the patch brings in; they are not part of
+# the exported message.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+stage apply "our series onto $SRC_PKG"
+
+[ -d "$WORK/.git" ] || die "no working tree, run lab/tree.sh first"
+subject=$(git -C "$WORK" log -1 --format=%s base)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+export GIT_DIR=$WORK/.git
+export GIT_INDEX_FILE=$tmp/index
+export GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-$(git -C "$REPO_DIR" config user.name || echo lab)}
+export GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-$(git -C "$REPO_DIR" config user.email || echo lab@localhost)}
+export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
+# Stable ids: the same inputs give the same commits.
+export GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z"
+
+git read-tree base
+parent=$(git rev-parse base)
+: >"$tmp/listed"
+for p in "$REPO_DIR"/patches/[0-9]*.patch; do
+	[ -e "$p" ] || continue
+	name=$(basename "$p")
+	awk '/^---$/ {exit} !/^Lab-Files:/' "$p" >"$tmp/msg"
+	awk 'f; /^---$/ {f=1}' "$p" >"$tmp/diff"
+	if [ -s "$tmp/diff" ]; then
+		git apply --cached --whitespace=nowarn "$tmp/diff" 2>"$tmp/err" ||
+			die "$name does not apply to $subject: $(head -n 3 "$tmp/err")"
+	fi
+	for f in $(sed -n 's/^Lab-Files://p' "$p"); do
+		[ -f "$REPO_DIR/kernel/$f" ] || die "$name lists kernel/$f, which does not exist"
+		blob=$(git hash-object -w "$REPO_DIR/kernel/$f")
+		git update-index --add --cacheinfo "100644,$blob,$f"
+		echo "$f" >>"$tmp/listed"
+	done
+	parent=$(git commit-tree "$(git write-tree)" -p "$parent" -F "$tmp/msg")
+done
+
+# Every file of kernel/ must belong to exactly one patch.
+(cd "$REPO_DIR/kernel" 2>/dev/null && find . -type f | sed 's|^\./||') | sort >"$tmp/have" || true
+dup=$(sort "$tmp/listed" | uniq -d)
+[ -z "$dup" ] || die "listed by two patches: $dup"
+unlisted=$(sort -u "$tmp/listed" | comm -13 - "$tmp/have")
+[ -z "$unlisted" ] || die "not in any patch of the series: $unlisted"
+
+unset GIT_INDEX_FILE
+git update-ref refs/heads/series "$parent"
+cd "$WORK"
+git checkout -q -f series 2>"$tmp/err" || die "checkout failed: $(cat "$tmp/err")"
+echo "series: $(git rev-list --count base..series) patch(es) on $subject" >&2

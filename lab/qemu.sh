@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot a built kernel flavour with its initramfs under TCG.
+#   lab/qemu.sh <flavour> <mode> [test filter]    mode: test|demo|shell
+# ttyS0 (console and kernel log) goes to $OUT/<mode>-<flavour>.log (and to
+# the terminal for demo and shell), ttyS1 (test results) to
+# $OUT/<mode>-<flavour>.tap.  The run is killed after LAB_TIMEOUT seconds.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+flavour=${1:-guest}
+mode=${2:-test}
+filter=${3:-}
+kernel=$BUILD/$flavour/arch/x86/boot/bzImage
+initrd=$OUT/initramfs-$flavour.cpio
+log=$OUT/$mode-$flavour.log
+tap=$OUT/$mode-$flavour.tap
+timeout=${LAB_TIMEOUT:-1500}
+stage boot "$flavour kernel, $mode mode"
+
+[ -f "$kernel" ] || die "no kernel at $kernel (run lab/build.sh $flavour)"
+[ -f "$initrd" ] || die "no initramfs at $initrd (run lab/rootfs.sh $flavour)"
+
+cmdline="console=ttyS0 panic=-1 oops=panic loglevel=7 brd.rd_nr=4 brd.rd_size=262144"
+cmdline="$cmdline lab.mode=$mode ${filter:+lab.tests=$filter} ${LAB_CMDLINE:-}"
+qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "${LAB_MEM:-2048}"
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	-no-reboot -display none -monitor none ${LAB_QEMU_ARGS:-})
+
+rm -f "$log" "$tap"
+rc=0
+case $mode in
+shell)
+	"${qemu[@]}" -serial mon:stdio -serial "file:$tap" || rc=$?
+	;;
+demo)
+	set -o pipefail
+	timeout -k 10 "$timeout" "${qemu[@]}" -serial stdio -serial "file:$tap" </dev/null |
+		tee "$log" | grep --line-buffered -v '^\[' || rc=$?
+	;;
+*)
+	timeout -k 10 "$timeout" "${qemu[@]}" -serial "file:$log" -serial "file:$tap" \
+		</dev/null || rc=$?
+	;;
+esac
+# Serial lines end in CR LF.
+sed -i 's/\r$//' "$log" "$tap" 2>/dev/null || true
+[ "$rc" -ne 124 ] && [ "$rc" -ne 137 ] || die "guest killed after ${timeout}s, log: $log"
+[ "$mode" = shell ] && exit 0
+grep -q '^LAB-END' "$log" 2>/dev/null || {
+	grep -E 'Kernel panic|BUG:|Oops|WARNING:' "$log" | head -n 5 >&2 || true
+	die "guest did not reach its end marker (crash or hang?), log: $log"
+}
