@@ -23,17 +23,22 @@ tap=$OUT/test-guest.tap
 
 stage kunit "suites run at boot"
 kunit_out=$OUT/kunit.txt
-python3 "$WORK/tools/testing/kunit/kunit.py" parse "$log" >"$kunit_out" 2>&1 || true
-sed -n '/^.*Testing complete/p;/FAILED\|CRASHED/p' "$kunit_out" | head -n 20
-kp=$(sed -n 's/.*Testing complete. Ran [0-9]* tests: passed: \([0-9]*\).*/\1/p' "$kunit_out")
-kt=$(sed -n 's/.*Testing complete. Ran \([0-9]*\) tests.*/\1/p' "$kunit_out")
-if [ -z "$kt" ]; then
-	echo "no KUnit results in $log" >&2
+krc=0
+python3 "$WORK/tools/testing/kunit/kunit.py" parse "$log" >"$kunit_out" 2>&1 || krc=$?
+grep -E 'Testing complete|FAILED|CRASHED|ERROR' "$kunit_out" | head -n 20 || true
+summary=$(grep 'Testing complete' "$kunit_out" || true)
+kt=$(echo "$summary" | sed -n 's/.*Ran \([0-9]*\) tests.*/\1/p')
+kp=$(echo "$summary" | sed -n 's/.*passed: \([0-9]*\).*/\1/p')
+ke=$(echo "$summary" | sed -n 's/.*errors: \([0-9]*\).*/\1/p')
+passed=$((passed + ${kp:-0}))
+failed=$((failed + ${kt:-0} - ${kp:-0} + ${ke:-0}))
+if [ -z "$kt" ] || [ "$krc" -ne 0 ] && [ "${ke:-0}" -eq 0 ] && [ "${kt:-0}" -eq "${kp:-0}" ]; then
+	echo "kunit.py parse failed ($krc), see $kunit_out" >&2
 	failed=$((failed + 1))
-else
-	passed=$((passed + kp))
-	failed=$((failed + kt - kp))
 fi
+
+# Figures the kernel side measured (KUnit prints them on the console).
+grep '^RESULT ' "$log" || true
 
 stage guest "TAP from the guest"
 cat "$tap"

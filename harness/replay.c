@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * replay: play traces against our smq, the tree's smq, LRU and OPT.
+ *
+ *   replay [options] TRACE|gen:SPEC ...
+ *
+ * Prints, per trace, cache size and policy: miss ratio, slow-device I/O
+ * per access ((misses + promotions + writebacks) / accesses), promotions,
+ * demotions and writebacks; with --data, one machine-readable line each.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+#include "sim.h"
+#include "trace.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: replay [options] TRACE|gen:SPEC ...\n"
+		"  --policies LIST       ours,tree,lru,opt (default: all four)\n"
+		"  --sizes LIST          cache sizes in %% of the footprint (default 1,5,10,25)\n"
+		"  --cache-blocks N      one cache size in blocks instead\n"
+		"  --cache-bytes N[KMGT] one cache size in bytes instead\n"
+		"  --block-bytes N[KMG]  cache block size for byte-addressed traces (4096)\n"
+		"  --format F            vscsi, u32, arc, lirs, msr, systor, tencent, blkparse\n"
+		"  --rate R              requests per second for traces without time (1000)\n"
+		"  --volume V            Tencent CBS volume to replay (default: the first)\n"
+		"  --max-requests N      read at most N requests of each trace\n"
+		"  --tick-every N        requests per tick bio (1)\n"
+		"  --mode M              writeback or writethrough (writeback)\n"
+		"  --migration-threshold S  sectors, as the cache target's (2048)\n"
+		"  --copy-us U           time one block copy takes (1000)\n"
+		"  --windows N           also print the hit ratio over N windows\n"
+		"  --gen-requests N, --gen-blocks N, --seed S   for gen:uniform, gen:zipf:THETA,\n"
+		"                        gen:scan:FRACTION, gen:shift\n"
+		"  --data                machine-readable DATA lines\n"
+		"  -v                    show the policies' kernel messages\n");
+}
+
+static uint64_t parse_size(const char *s)
+{
+	char *end;
+	uint64_t v = strtoull(s, &end, 10);
+
+	switch (*end) {
+	case 'T': case 't': v <<= 10; /* fall through */
+	case 'G': case 'g': v <<= 10; /* fall through */
+	case 'M': case 'm': v <<= 10; /* fall through */
+	case 'K': case 'k': v <<= 10; end++; break;
+	case 0: break;
+	default:
+		fprintf(stderr, "bad size '%s'\n", s);
+		exit(2);
+	}
+	if (*end && strcmp(end, "iB") && strcmp(end, "B")) {
+		fprintf(stderr, "bad size '%s'\n", s);
+		exit(2);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "policies", 1, 0, 'p' }, { "sizes", 1, 0, 's' }, { "cache-blocks", 1, 0, 'c' },
+		{ "cache-bytes", 1, 0, 'C' }, { "block-bytes", 1, 0, 'b' }, { "format", 1, 0, 'f' },
+		{ "rate", 1, 0, 'r' }, { "volume", 1, 0, 'V' }, { "max-requests", 1, 0, 'n' },
+		{ "tick-every", 1, 0, 't' }, { "mode", 1, 0, 'm' },
+		{ "migration-threshold", 1, 0, 'M' }, { "copy-us", 1, 0, 'u' },
+		{ "windows", 1, 0, 'w' }, { "gen-requests", 1, 0, 'R' }, { "gen-blocks", 1, 0, 'B' },
+		{ "seed", 1, 0, 'S' }, { "data", 0, 0, 'd' }, { "help", 0, 0, 'h' }, { 0 }
+	};
+	struct load_opts lo = { .block_bytes = 4096, .rate = 1000, .volume = -1,
+				.gen_requests = 2000000, .gen_blocks = 200000 };
+	struct sim_config cfg = { .block_sectors = 8, .mode = MODE_WRITEBACK,
+				  .migration_threshold = 2048, .copy_us = 1000, .tick_every = 1 };
+	char *policies = strdup("ours,tree,lru,opt"), *sizes = strdup("1,5,10,25");
+	uint64_t cache_blocks = 0, cache_bytes = 0, nr_windows = 0;
+	bool data = false;
+	int c, i;
+
+	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'p': policies = optarg; break;
+		case 's': sizes = optarg; break;
+		case 'c': cache_blocks = strtoull(optarg, NULL, 10); break;
+		case 'C': cache_bytes = parse_size(optarg); break;
+		case 'b': lo.block_bytes = parse_size(optarg); break;
+		case 'f': lo.format = optarg; break;
+		case 'r': lo.rate = strtod(optarg, NULL); break;
+		case 'V': lo.volume = strtoll(optarg, NULL, 10); break;
+		case 'n': lo.max_reqs = strtoull(optarg, NULL, 10); break;
+		case 't': cfg.tick_every = strtoul(optarg, NULL, 10); break;
+		case 'm':
+			if (!strcmp(optarg, "writeback"))
+				cfg.mode = MODE_WRITEBACK;
+			else if (!strcmp(optarg, "writethrough"))
+				cfg.mode = MODE_WRITETHROUGH;
+			else {
+				fprintf(stderr, "bad mode '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'M': cfg.migration_threshold = strtoull(optarg, NULL, 10); break;
+		case 'u': cfg.copy_us = strtoul(optarg, NULL, 10); break;
+		case 'w': nr_windows = strtoull(optarg, NULL, 10); break;
+		case 'R': lo.gen_requests = strtoull(optarg, NULL, 10); break;
+		case 'B': lo.gen_blocks = strtoull(optarg, NULL, 10); break;
+		case 'S': lo.seed = strtoull(optarg, NULL, 10); break;
+		case 'd': data = true; break;
+		case 'v': harness_verbose = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind == argc || lo.block_bytes < 512 || lo.block_bytes % 512 || lo.rate <= 0 ||
+	    !cfg.tick_every) {
+		usage(stderr);
+		return 2;
+	}
+	cfg.block_sectors = lo.block_bytes / 512;
+	if (harness_init_flavours()) {
+		fprintf(stderr, "policy registration failed\n");
+		return 1;
+	}
+
+	for (i = optind; i < argc; i++) {
+		char err[512], *list, *tok, *save, *plist, *ptok, *psave;
+		struct trace t;
+		int r = strncmp(argv[i], "gen:", 4) ?
+			trace_load(&t, argv[i], &lo, err, sizeof(err)) :
+			trace_generate(&t, argv[i] + 4, &lo, err, sizeof(err));
+
+		if (r) {
+			fprintf(stderr, "replay: %s\n", err);
+			return 1;
+		}
+		printf("# %s: %zu requests, %" PRIu64 " block accesses, footprint %" PRIu64
+		       " blocks, origin %" PRIu64 " blocks%s\n", t.name, t.nr_reqs, t.nr_accesses,
+		       t.footprint, t.max_block + 1, t.has_time ? ", timed" : "");
+		if (!data)
+			printf("%-8s %-6s %10s %10s %10s %10s %10s %10s\n", "size", "policy", "blocks",
+			       "miss", "slow_io", "promote", "demote", "writeback");
+
+		list = strdup(cache_blocks || cache_bytes ? "x" : sizes);
+		for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			char label[32];
+
+			if (cache_blocks) {
+				cfg.cache_blocks = cache_blocks;
+				snprintf(label, sizeof(label), "%" PRIu64, cache_blocks);
+			} else if (cache_bytes) {
+				cfg.cache_blocks = cache_bytes / lo.block_bytes;
+				snprintf(label, sizeof(label), "%" PRIu64 "B", cache_bytes);
+			} else {
+				cfg.cache_blocks = t.footprint * strtod(tok, NULL) / 100;
+				snprintf(label, sizeof(label), "%spct", tok);
+			}
+			if (!cfg.cache_blocks)
+				cfg.cache_blocks = 1;
+
+			plist = strdup(policies);
+			for (ptok = strtok_r(plist, ",", &psave); ptok; ptok = strtok_r(NULL, ",", &psave)) {
+				struct sim_stats st;
+				double *hr = nr_windows ? calloc(nr_windows, sizeof(*hr)) : NULL;
+				uint64_t win = nr_windows ? t.nr_accesses / nr_windows : 1;
+
+				cfg.policy = ptok;
+				r = sim_run_windows(&t, &cfg, win ? win : 1, hr, nr_windows, &st);
+				if (r) {
+					fprintf(stderr, "replay: %s on %s: %s\n", ptok, t.name, strerror(-r));
+					return 1;
+				}
+				if (data)
+					printf("DATA %s %s %s %" PRIu64 " %.6f %.6f %" PRIu64 " %" PRIu64
+					       " %" PRIu64 " %zu %" PRIu64 "\n", t.name, label, ptok,
+					       cfg.cache_blocks, sim_miss_ratio(&st),
+					       sim_slow_io_per_access(&st), st.promotions, st.demotions,
+					       st.writebacks, st.policy_bytes, st.lookups);
+				else
+					printf("%-8s %-6s %10" PRIu64 " %10.4f %10.4f %10" PRIu64 " %10" PRIu64
+					       " %10" PRIu64 "\n", label, ptok, cfg.cache_blocks,
+					       sim_miss_ratio(&st), sim_slow_io_per_access(&st),
+					       st.promotions, st.demotions, st.writebacks);
+				if (hr) {
+					uint64_t w;
+
+					printf("WINDOWS %s %s %s", t.name, label, ptok);
+					for (w = 0; w < nr_windows; w++)
+						printf(" %.4f", hr[w]);
+					printf("\n");
+					free(hr);
+				}
+				fflush(stdout);
+			}
+			free(plist);
+		}
+		free(list);
+		trace_free(&t);
+	}
+	return 0;
+}

@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * dm-cache's core, as far as a policy can tell: the target's map path,
+ * dirty bitset, migration worker, waker and tick bios, played against a
+ * kernel policy (ours or the tree's smq), or against LRU and Belady's OPT.
+ *
+ * Migrations complete before the next request (a copy is not modelled as
+ * taking device time, except for writebacks in idle gaps, which are
+ * limited by migration_threshold and the copy time as the target limits
+ * them).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim.h"
+#include "dm-cache-policy-internal.h"
+#include "hashmap.h"
+#include "sim.h"
+
+#define JIFFIES_BASE 1000ul
+#define US_PER_S 1000000ull
+
+double sim_miss_ratio(const struct sim_stats *s)
+{
+	return s->accesses ? (double)sim_misses(s) / s->accesses : 0.0;
+}
+
+double sim_slow_io_per_access(const struct sim_stats *s)
+{
+	return s->accesses ?
+		(double)(sim_misses(s) + s->promotions + s->writebacks) / s->accesses : 0.0;
+}
+
+/*----------------------------------------------------------------*/
+
+/* The target's state around a kernel policy. */
+struct core {
+	const struct sim_config *cfg;
+	struct dm_cache_policy *p;
+	unsigned char *dirty;		/* the target's dirty bitset, a byte each */
+	uint64_t last_io_us;
+	uint64_t next_waker_us;
+	unsigned int reqs_since_tick;
+	struct sim_stats *st;
+};
+
+static void set_time(uint64_t us)
+{
+	jiffies = JIFFIES_BASE + (unsigned long)(us * HZ / US_PER_S);
+}
+
+static void force_set_dirty(struct core *c, dm_cblock_t cb)
+{
+	c->dirty[from_cblock(cb)] = 1;
+	policy_set_dirty(c->p, cb);
+}
+
+static void force_clear_dirty(struct core *c, dm_cblock_t cb)
+{
+	c->dirty[from_cblock(cb)] = 0;
+	policy_clear_dirty(c->p, cb);
+}
+
+/* mg_complete(), for a migration that copied its block successfully. */
+static void complete_work(struct core *c, struct policy_work *op, bool overwrite)
+{
+	dm_cblock_t cb = op->cblock;
+
+	switch (op->op) {
+	case POLICY_PROMOTE:
+		policy_complete_background_work(c->p, op, true);
+		if (overwrite) {
+			force_set_dirty(c, cb);
+		} else {
+			c->st->promotions++;
+			force_clear_dirty(c, cb);
+		}
+		break;
+	case POLICY_DEMOTE:
+		c->st->demotions++;
+		/* A dirty block is written back as it is demoted. */
+		if (c->dirty[from_cblock(cb)])
+			c->st->writebacks++;
+		force_clear_dirty(c, cb);
+		policy_complete_background_work(c->p, op, true);
+		break;
+	case POLICY_WRITEBACK:
+		c->st->writebacks++;
+		force_clear_dirty(c, cb);
+		policy_complete_background_work(c->p, op, true);
+		break;
+	}
+}
+
+/* check_migrations(): issue work until the policy has none, at most @max. */
+static unsigned int run_migrations(struct core *c, bool idle, unsigned int max)
+{
+	struct policy_work *op;
+	unsigned int n = 0;
+
+	while (n < max && !policy_get_background_work(c->p, idle, &op)) {
+		complete_work(c, op, false);
+		n++;
+	}
+
+	return n;
+}
+
+/*
+ * The waker runs every second: it ticks the policy and, once the device
+ * has seen no I/O for a second, lets it write back as fast as
+ * migration_threshold allows (that many sectors of copies in flight).
+ */
+static void run_waker_until(struct core *c, uint64_t now_us)
+{
+	uint64_t conc = c->cfg->migration_threshold / c->cfg->block_sectors;
+	uint64_t per_second = conc * (US_PER_S / (c->cfg->copy_us ? c->cfg->copy_us : 1));
+
+	while (c->next_waker_us <= now_us) {
+		set_time(c->next_waker_us);
+		policy_tick(c->p, true);
+		if (c->next_waker_us >= c->last_io_us + US_PER_S && per_second)
+			run_migrations(c, true, per_second);
+		c->next_waker_us += US_PER_S;
+	}
+	set_time(now_us);
+}
+
+static void map_block(struct core *c, dm_oblock_t ob, bool write, bool whole)
+{
+	struct policy_work *op = NULL;
+	dm_cblock_t cb;
+	bool queued = false;
+	int r;
+
+	c->st->accesses++;
+	c->st->lookups++;
+	if (c->cfg->mode == MODE_WRITEBACK && write && whole) {
+		r = policy_lookup_with_work(c->p, ob, &cb, WRITE, true, &op);
+		if (r == -ENOENT && op) {
+			/* The write itself fills the new cache block. */
+			complete_work(c, op, true);
+			c->st->write_hits++;
+			return;
+		}
+	} else {
+		r = policy_lookup(c->p, ob, &cb, write ? WRITE : READ, false, &queued);
+	}
+
+	if (r == -ENOENT) {
+		if (write)
+			c->st->write_misses++;
+		else
+			c->st->read_misses++;
+	} else if (r == 0) {
+		if (write) {
+			c->st->write_hits++;
+			if (c->cfg->mode == MODE_WRITEBACK && !c->dirty[from_cblock(cb)]) {
+				c->dirty[from_cblock(cb)] = 1;
+				policy_set_dirty(c->p, cb);
+			}
+		} else {
+			c->st->read_hits++;
+		}
+	} else {
+		c->st->failed_work++;
+	}
+
+	if (queued)
+		run_migrations(c, false, ~0u);
+}
+
+static int run_policy(const struct trace *t, const struct sim_config *cfg,
+		      struct sim_stats *st, uint64_t window, double *hr, size_t nr_windows)
+{
+	const char *flavour = !strcmp(cfg->policy, "tree") ? "tree" : "ours";
+	size_t before = harness_bytes_live;
+	uint64_t origin_blocks = t->max_block + 1;
+	struct core c = { .cfg = cfg, .st = st };
+	uint64_t w_hits = 0, w_acc = 0;
+	size_t i, w = 0;
+	uint32_t b;
+
+	set_time(0);
+	c.p = harness_policy_create(flavour, "smq", to_cblock(cfg->cache_blocks),
+				    origin_blocks * cfg->block_sectors, cfg->block_sectors);
+	if (!c.p)
+		return -ENOMEM;
+	st->policy_bytes = harness_bytes_live - before;
+	c.dirty = calloc(cfg->cache_blocks + 1, 1);
+	if (!c.dirty)
+		return -ENOMEM;
+	c.next_waker_us = US_PER_S;
+
+	for (i = 0; i < t->nr_reqs; i++) {
+		const struct request *rq = &t->reqs[i];
+		uint64_t hits_before = st->read_hits + st->write_hits;
+
+		run_waker_until(&c, rq->time_us);
+		c.last_io_us = rq->time_us;
+		for (b = 0; b < rq->nr_blocks; b++)
+			map_block(&c, to_oblock(rq->block + b), rq->write, rq->whole);
+
+		if (++c.reqs_since_tick >= cfg->tick_every) {
+			policy_tick(c.p, false);
+			c.reqs_since_tick = 0;
+		}
+
+		if (hr) {
+			w_hits += st->read_hits + st->write_hits - hits_before;
+			w_acc += rq->nr_blocks;
+			while (w_acc >= window && w < nr_windows) {
+				hr[w++] = (double)w_hits / w_acc;
+				w_hits = 0;
+				w_acc = 0;
+			}
+		}
+	}
+
+	/* The target writes back what is dirty only when idle: not counted. */
+	dm_cache_policy_destroy(c.p);
+	free(c.dirty);
+	return 0;
+}
+
+/*----------------------------------------------------------------*/
+
+/* LRU: every miss is admitted (a promotion), the least recent block leaves. */
+static int run_lru(const struct trace *t, const struct sim_config *cfg, struct sim_stats *st,
+		   uint64_t window, double *hr, size_t nr_windows)
+{
+	struct hashmap map;
+	uint32_t *prev, *next, head = UINT32_MAX, tail = UINT32_MAX, n = 0, slot;
+	uint64_t *blk, w_hits = 0, w_acc = 0;
+	uint64_t cap = cfg->cache_blocks;
+	unsigned char *dirty;
+	size_t i, w = 0;
+	uint32_t b;
+
+	if (hashmap_init(&map, cap + 1))
+		return -ENOMEM;
+	prev = calloc(cap + 1, sizeof(*prev));
+	next = calloc(cap + 1, sizeof(*next));
+	blk = calloc(cap + 1, sizeof(*blk));
+	dirty = calloc(cap + 1, 1);
+	if (!prev || !next || !blk || !dirty)
+		return -ENOMEM;
+
+	for (i = 0; i < t->nr_reqs; i++) {
+		const struct request *rq = &t->reqs[i];
+
+		for (b = 0; b < rq->nr_blocks; b++) {
+			uint64_t block = rq->block + b;
+			uint32_t *v = hashmap_find(&map, block);
+			bool hit = v != NULL;
+
+			st->accesses++;
+			w_acc++;
+			if (hit) {
+				slot = *v;
+				/* unlink */
+				if (prev[slot] != UINT32_MAX)
+					next[prev[slot]] = next[slot];
+				else
+					head = next[slot];
+				if (next[slot] != UINT32_MAX)
+					prev[next[slot]] = prev[slot];
+				else
+					tail = prev[slot];
+				w_hits++;
+				if (rq->write)
+					st->write_hits++;
+				else
+					st->read_hits++;
+			} else {
+				if (rq->write)
+					st->write_misses++;
+				else
+					st->read_misses++;
+				if (!cap)
+					continue;
+				st->promotions++;
+				if (n < cap) {
+					slot = n++;
+				} else {
+					slot = head;
+					head = next[slot];
+					if (head != UINT32_MAX)
+						prev[head] = UINT32_MAX;
+					else
+						tail = UINT32_MAX;
+					hashmap_remove(&map, blk[slot]);
+					st->demotions++;
+					if (dirty[slot])
+						st->writebacks++;
+				}
+				blk[slot] = block;
+				dirty[slot] = 0;
+				hashmap_insert(&map, block, slot);
+			}
+			if (rq->write && cfg->mode == MODE_WRITEBACK)
+				dirty[slot] = 1;
+			/* append as most recent */
+			prev[slot] = tail;
+			next[slot] = UINT32_MAX;
+			if (tail != UINT32_MAX)
+				next[tail] = slot;
+			else
+				head = slot;
+			tail = slot;
+		}
+		if (hr)
+			while (w_acc >= window && w < nr_windows) {
+				hr[w++] = (double)w_hits / w_acc;
+				w_hits = 0;
+				w_acc = 0;
+			}
+	}
+
+	hashmap_free(&map);
+	free(prev);
+	free(next);
+	free(blk);
+	free(dirty);
+	return 0;
+}
+
+/*----------------------------------------------------------------*/
+
+/*
+ * Belady's OPT with bypass: on a miss with the cache full, the block whose
+ * next use is farthest leaves, and that may be the missed block itself
+ * (not admitted).  Admissions count as promotions.  A max-heap of next
+ * uses with lazy deletion finds the farthest.
+ */
+struct heap_item {
+	uint64_t next_use;
+	uint32_t id;
+};
+
+static void heap_push(struct heap_item *h, size_t *n, struct heap_item it)
+{
+	size_t i = (*n)++;
+
+	while (i) {
+		size_t parent = (i - 1) / 2;
+
+		if (h[parent].next_use >= it.next_use)
+			break;
+		h[i] = h[parent];
+		i = parent;
+	}
+	h[i] = it;
+}
+
+static struct heap_item heap_pop(struct heap_item *h, size_t *n)
+{
+	struct heap_item top = h[0], last = h[--(*n)];
+	size_t i = 0;
+
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		uint64_t mv = last.next_use;
+
+		if (l < *n && h[l].next_use > mv) {
+			m = l;
+			mv = h[l].next_use;
+		}
+		if (r < *n && h[r].next_use > mv)
+			m = r;
+		if (m == i)
+			break;
+		h[i] = h[m];
+		i = m;
+	}
+	if (*n)
+		h[i] = last;
+	return top;
+}
+
+static int run_opt(const struct trace *t, const struct sim_config *cfg, struct sim_stats *st,
+		   uint64_t window, double *hr, size_t nr_windows)
+{
+	uint64_t n = t->nr_accesses, k = 0, cap = cfg->cache_blocks, in_cache = 0;
+	uint64_t never = UINT64_MAX, w_hits = 0, w_acc = 0;
+	uint32_t *ids = malloc(n * sizeof(*ids));
+	uint64_t *next_use = malloc(n * sizeof(*next_use));
+	uint64_t *cached_next;		/* per id: next use while cached, 0 if not */
+	uint64_t *last_seen;
+	struct heap_item *heap;
+	size_t heap_n = 0, i, w = 0;
+	struct hashmap map;
+	uint32_t nr_ids = 0, b;
+	unsigned char *dirty;
+
+	if (!ids || !next_use || hashmap_init(&map, t->footprint + 1))
+		return -ENOMEM;
+
+	for (i = 0; i < t->nr_reqs; i++)
+		for (b = 0; b < t->reqs[i].nr_blocks; b++) {
+			uint64_t block = t->reqs[i].block + b;
+			uint32_t *v = hashmap_find(&map, block);
+
+			if (!v) {
+				hashmap_insert(&map, block, nr_ids);
+				ids[k++] = nr_ids++;
+			} else {
+				ids[k++] = *v;
+			}
+		}
+	hashmap_free(&map);
+
+	last_seen = malloc(nr_ids * sizeof(*last_seen));
+	cached_next = calloc(nr_ids, sizeof(*cached_next));
+	dirty = calloc(nr_ids, 1);
+	heap = malloc((n + 1) * sizeof(*heap));
+	if (!last_seen || !cached_next || !heap || !dirty)
+		return -ENOMEM;
+	for (i = 0; i < nr_ids; i++)
+		last_seen[i] = never;
+	for (k = n; k-- > 0;) {
+		next_use[k] = last_seen[ids[k]];
+		last_seen[ids[k]] = k;
+	}
+
+	k = 0;
+	for (i = 0; i < t->nr_reqs; i++) {
+		const struct request *rq = &t->reqs[i];
+
+		for (b = 0; b < rq->nr_blocks; b++, k++) {
+			uint32_t id = ids[k];
+			uint64_t nu = next_use[k] == never ? never - 1 : next_use[k];
+
+			st->accesses++;
+			w_acc++;
+			if (cached_next[id]) {
+				w_hits++;
+				if (rq->write)
+					st->write_hits++;
+				else
+					st->read_hits++;
+				cached_next[id] = nu + 1;
+				heap_push(heap, &heap_n, (struct heap_item){ nu + 1, id });
+			} else {
+				if (rq->write)
+					st->write_misses++;
+				else
+					st->read_misses++;
+				if (!cap || next_use[k] == never)
+					continue;	/* never used again: bypass */
+				if (in_cache == cap) {
+					struct heap_item top;
+
+					/* drop stale heap items */
+					while (heap_n && cached_next[heap[0].id] != heap[0].next_use)
+						heap_pop(heap, &heap_n);
+					if (!heap_n || heap[0].next_use <= nu + 1)
+						continue;	/* bypass */
+					top = heap_pop(heap, &heap_n);
+					cached_next[top.id] = 0;
+					st->demotions++;
+					if (dirty[top.id])
+						st->writebacks++;
+					dirty[top.id] = 0;
+					in_cache--;
+				}
+				st->promotions++;
+				in_cache++;
+				cached_next[id] = nu + 1;
+				heap_push(heap, &heap_n, (struct heap_item){ nu + 1, id });
+			}
+			if (rq->write && cfg->mode == MODE_WRITEBACK && cached_next[id])
+				dirty[id] = 1;
+		}
+		if (hr)
+			while (w_acc >= window && w < nr_windows) {
+				hr[w++] = (double)w_hits / w_acc;
+				w_hits = 0;
+				w_acc = 0;
+			}
+	}
+
+	free(ids);
+	free(next_use);
+	free(last_seen);
+	free(cached_next);
+	free(heap);
+	free(dirty);
+	return 0;
+}
+
+/*----------------------------------------------------------------*/
+
+int sim_run_windows(const struct trace *t, const struct sim_config *cfg, uint64_t window,
+		    double *hit_ratios, size_t nr_windows, struct sim_stats *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!strcmp(cfg->policy, "lru"))
+		return run_lru(t, cfg, out, window, hit_ratios, nr_windows);
+	if (!strcmp(cfg->policy, "opt"))
+		return run_opt(t, cfg, out, window, hit_ratios, nr_windows);
+	if (!strcmp(cfg->policy, "ours") || !strcmp(cfg->policy, "tree"))
+		return run_policy(t, cfg, out, window, hit_ratios, nr_windows);
+	return -EINVAL;
+}
+
+int sim_run(const struct trace *t, const struct sim_config *cfg, struct sim_stats *out)
+{
+	return sim_run_windows(t, cfg, 1, NULL, 0, out);
+}

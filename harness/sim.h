@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The cache-policy lab's model of dm-cache: requests split into cache
+ * blocks, looked up in a policy, background work run the way the target
+ * runs it, and the I/O each policy leaves to the slow device counted.
+ */
+#ifndef HARNESS_SIM_H
+#define HARNESS_SIM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+/* One request of a trace, in cache blocks. */
+struct request {
+	uint64_t block;		/* first cache block */
+	uint32_t nr_blocks;
+	bool write;
+	bool whole;		/* covers its blocks entirely (a whole-block write) */
+	uint64_t time_us;	/* since the start of the trace */
+};
+
+/* A trace held in memory, requests already in cache blocks. */
+struct trace {
+	char *name;
+	struct request *reqs;
+	size_t nr_reqs;
+	size_t cap;
+	uint64_t nr_accesses;	/* block accesses: sum of nr_blocks */
+	uint64_t max_block;
+	uint64_t footprint;	/* distinct blocks */
+	bool has_time;
+};
+
+enum cache_mode {
+	MODE_WRITEBACK,
+	MODE_WRITETHROUGH,
+};
+
+struct sim_config {
+	const char *policy;		/* ours, tree, lru, opt */
+	uint64_t cache_blocks;
+	unsigned int block_sectors;
+	enum cache_mode mode;
+	uint64_t migration_threshold;	/* sectors, as the target's table argument */
+	unsigned int copy_us;		/* time one block copy takes */
+	unsigned int tick_every;	/* requests per tick bio completing */
+};
+
+struct sim_stats {
+	uint64_t accesses;
+	uint64_t read_hits, read_misses;
+	uint64_t write_hits, write_misses;
+	uint64_t promotions, demotions, writebacks;
+	uint64_t failed_work;
+	uint64_t lookups;
+	size_t policy_bytes;		/* allocated by the policy at creation */
+};
+
+static inline uint64_t sim_misses(const struct sim_stats *s)
+{
+	return s->read_misses + s->write_misses;
+}
+
+double sim_miss_ratio(const struct sim_stats *s);
+double sim_slow_io_per_access(const struct sim_stats *s);
+
+/* Replay @t with @cfg; 0 or -errno. */
+int sim_run(const struct trace *t, const struct sim_config *cfg, struct sim_stats *out);
+
+/* Replay @t, sampling the hit ratio over windows of @window accesses. */
+int sim_run_windows(const struct trace *t, const struct sim_config *cfg, uint64_t window,
+		    double *hit_ratios, size_t nr_windows, struct sim_stats *out);
+
+
+/* Building traces (trace.c). */
+void trace_init(struct trace *t, const char *name);
+void trace_add(struct trace *t, uint64_t block, uint32_t nr_blocks, bool write, bool whole,
+	       uint64_t time_us);
+void trace_finish(struct trace *t);
+void trace_free(struct trace *t);
+
+#endif

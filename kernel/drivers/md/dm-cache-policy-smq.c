@@ -1,0 +1,1964 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Stochastic multi-queue (smq) cache policy for dm-cache.
+ *
+ * Which origin blocks deserve a place on the fast device is decided from
+ * two structures:
+ *
+ * - The hotspot queue tracks recently missed regions of the origin in
+ *   blocks of up to 16 cache blocks.  It is a 64-level multiqueue: a hit
+ *   moves an entry up by swapping it with the oldest entry of a higher
+ *   level, a miss replaces the oldest entry of the lowest level.  The level
+ *   of a region is therefore a stochastic measure of how hot it is, and a
+ *   miss on a region in a high enough level queues a promotion.
+ *
+ * - The cache proper is a pair of 64-level multiqueues, one of clean and
+ *   one of dirty blocks, ordered the same way.  Demotions take the oldest
+ *   clean block of the lower levels; writebacks the oldest dirty block.
+ *   Sentinel entries, re-queued at the back of every level each period,
+ *   split each level into older and younger blocks without timestamps.
+ *
+ * Levels hold target numbers of entries that are restored periodically,
+ * so the levels stay balanced whatever the access pattern.  How often
+ * lookups land in the top levels of each queue measures how well the
+ * queues predict the workload; that confidence steers how eagerly we
+ * promote and how fast entries climb the hotspot queue.
+ *
+ * Memory: every entry is 16 bytes (indexes instead of pointers, a 32-bit
+ * origin block), cache entries and hotspot entries (a quarter as many) live
+ * in one array, the hash tables hold one 32-bit index per four entries,
+ * and hit bits are bitsets: about 21.5 bytes per cache block in all.
+ */
+
+#include "dm-cache-background-tracker.h"
+#include "dm-cache-policy-internal.h"
+#include "dm-cache-policy.h"
+#include "dm.h"
+
+#include <linux/hash.h>
+#include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/vmalloc.h>
+
+#define DM_MSG_PREFIX "cache-policy-smq"
+
+/*----------------------------------------------------------------*/
+
+#define SMQ_INDEX_BITS 26u
+#define SMQ_NULL ((1u << SMQ_INDEX_BITS) - 1u)
+
+/* With a quarter as many hotspot entries and the sentinels, 60M entries. */
+#define SMQ_MAX_CACHE_BLOCKS (48u << 20)
+
+/*
+ * struct smq_entry - a cache block, a hotspot block or a sentinel.
+ * @hash_next: next entry in the same hash bucket, or SMQ_NULL.
+ * @level: the multiqueue level the entry sits in.
+ * @prev: previous entry of its level list, or SMQ_NULL.
+ * @next: next entry of its level list (or of the free list), or SMQ_NULL.
+ * @dirty: the cache block differs from the origin.
+ * @allocated: the entry is in use.
+ * @sentinel: the entry only marks a position in a level list.
+ * @pending_work: background work on the block is queued or running; the
+ *	entry is off its queue meanwhile.
+ * @invalidated: the mapping was dropped while work was pending; free the
+ *	entry once that work completes.
+ * @hashed: the entry is in its hash table.
+ * @oblock: origin block, or hotspot block number for a hotspot entry.
+ *
+ * Entries are addressed by their index in one array, so that a link costs
+ * 26 bits instead of a pointer and the index of a cache entry within its
+ * allocator is its cache block.
+ */
+struct smq_entry {
+	u32 hash_next:SMQ_INDEX_BITS;
+	u32 level:6;
+	u32 prev:SMQ_INDEX_BITS;
+	u32 dirty:1;
+	u32 allocated:1;
+	u32 sentinel:1;
+	u32 pending_work:1;
+	u32 invalidated:1;
+	u32 hashed:1;
+	u32 next:SMQ_INDEX_BITS;
+	u32 oblock;
+};
+
+/*
+ * struct smq_space - the array every entry of a policy lives in.
+ */
+struct smq_space {
+	struct smq_entry *begin;
+	unsigned int nr_entries;
+};
+
+static int space_init(struct smq_space *es, unsigned int nr_entries)
+{
+	es->nr_entries = nr_entries;
+	es->begin = vzalloc(array_size(nr_entries, sizeof(struct smq_entry)));
+
+	return es->begin ? 0 : -ENOMEM;
+}
+
+static void space_exit(struct smq_space *es)
+{
+	vfree(es->begin);
+}
+
+static struct smq_entry *to_entry(struct smq_space *es, unsigned int index)
+{
+	if (index == SMQ_NULL)
+		return NULL;
+
+	return es->begin + index;
+}
+
+static unsigned int to_index(struct smq_space *es, struct smq_entry *e)
+{
+	return e - es->begin;
+}
+
+/*----------------------------------------------------------------*/
+
+/*
+ * struct smq_list - a doubly linked list of entries, by index.
+ * @nr_elts: number of entries in the list, sentinels excluded.
+ */
+struct smq_list {
+	unsigned int nr_elts;
+	unsigned int head, tail;
+};
+
+static void l_init(struct smq_list *l)
+{
+	l->nr_elts = 0;
+	l->head = SMQ_NULL;
+	l->tail = SMQ_NULL;
+}
+
+static struct smq_entry *l_head(struct smq_space *es, struct smq_list *l)
+{
+	return to_entry(es, l->head);
+}
+
+static struct smq_entry *l_next(struct smq_space *es, struct smq_entry *e)
+{
+	return to_entry(es, e->next);
+}
+
+static void l_count(struct smq_list *l, struct smq_entry *e, int delta)
+{
+	if (!e->sentinel)
+		l->nr_elts += delta;
+}
+
+static void l_add_tail(struct smq_space *es, struct smq_list *l, struct smq_entry *e)
+{
+	struct smq_entry *tail = to_entry(es, l->tail);
+
+	e->next = SMQ_NULL;
+	e->prev = l->tail;
+	if (tail)
+		tail->next = to_index(es, e);
+	else
+		l->head = to_index(es, e);
+	l->tail = to_index(es, e);
+	l_count(l, e, 1);
+}
+
+static void l_add_head(struct smq_space *es, struct smq_list *l, struct smq_entry *e)
+{
+	struct smq_entry *head = to_entry(es, l->head);
+
+	e->prev = SMQ_NULL;
+	e->next = l->head;
+	if (head)
+		head->prev = to_index(es, e);
+	else
+		l->tail = to_index(es, e);
+	l->head = to_index(es, e);
+	l_count(l, e, 1);
+}
+
+static void l_add_before(struct smq_space *es, struct smq_list *l,
+			 struct smq_entry *old, struct smq_entry *e)
+{
+	struct smq_entry *prev = to_entry(es, old->prev);
+
+	if (!prev) {
+		l_add_head(es, l, e);
+		return;
+	}
+
+	e->prev = old->prev;
+	e->next = to_index(es, old);
+	prev->next = to_index(es, e);
+	old->prev = to_index(es, e);
+	l_count(l, e, 1);
+}
+
+static void l_del(struct smq_space *es, struct smq_list *l, struct smq_entry *e)
+{
+	struct smq_entry *prev = to_entry(es, e->prev);
+	struct smq_entry *next = to_entry(es, e->next);
+
+	if (prev)
+		prev->next = e->next;
+	else
+		l->head = e->next;
+
+	if (next)
+		next->prev = e->prev;
+	else
+		l->tail = e->prev;
+	l_count(l, e, -1);
+}
+
+static struct smq_entry *l_pop_tail(struct smq_space *es, struct smq_list *l)
+{
+	struct smq_entry *e;
+
+	for (e = to_entry(es, l->tail); e; e = to_entry(es, e->prev))
+		if (!e->sentinel) {
+			l_del(es, l, e);
+			return e;
+		}
+
+	return NULL;
+}
+
+/*----------------------------------------------------------------*/
+
+#define HIT_LOG_SIZE 32u
+
+/*
+ * struct smq_hit_bits - one bit per entry: hit since the bits were last
+ * cleared.  The first HIT_LOG_SIZE bits set are remembered, so that
+ * clearing after a quiet period touches only those instead of the whole
+ * bitset.
+ */
+struct smq_hit_bits {
+	unsigned long *bits;
+	unsigned int nr_bits;
+	unsigned int nr_set;
+	u32 log[HIT_LOG_SIZE];
+};
+
+static int hit_bits_init(struct smq_hit_bits *h, unsigned int nr_bits)
+{
+	h->nr_bits = nr_bits;
+	h->nr_set = 0;
+	h->bits = alloc_bitset(max(nr_bits, 1u));
+
+	return h->bits ? 0 : -ENOMEM;
+}
+
+static void hit_bits_exit(struct smq_hit_bits *h)
+{
+	free_bitset(h->bits);
+}
+
+/* Set bit @i; true if it already was. */
+static bool hit_bits_test_and_set(struct smq_hit_bits *h, unsigned int i)
+{
+	if (__test_and_set_bit(i, h->bits))
+		return true;
+
+	if (h->nr_set < HIT_LOG_SIZE)
+		h->log[h->nr_set] = i;
+	h->nr_set++;
+
+	return false;
+}
+
+static bool hit_bits_test(struct smq_hit_bits *h, unsigned int i)
+{
+	return test_bit(i, h->bits);
+}
+
+static void hit_bits_clear(struct smq_hit_bits *h, unsigned int i)
+{
+	__clear_bit(i, h->bits);
+}
+
+static void hit_bits_clear_all(struct smq_hit_bits *h)
+{
+	unsigned int i;
+
+	if (h->nr_set > HIT_LOG_SIZE)
+		clear_bitset(h->bits, h->nr_bits);
+	else
+		for (i = 0; i < h->nr_set; i++)
+			__clear_bit(h->log[i], h->bits);
+	h->nr_set = 0;
+}
+
+/*----------------------------------------------------------------*/
+
+#define NR_LEVELS 64u
+
+/*
+ * struct smq_queue - a multiqueue: entries in levels, oldest first.
+ * @nr_elts: entries in all levels, sentinels excluded.
+ * @nr_top_levels: how many top levels get the special share below.
+ * @nr_in_top_levels: entries the top levels should hold together, which
+ *	keeps them small and so makes reaching them meaningful.
+ * @last_target_nr_elts: @nr_elts when @target_count was computed.
+ * @target_count: entries each level should hold after redistribution.
+ * @hits: if set, the hit bits of the entries, indexed from @hits_base: an
+ *	entry hit in this period is not pushed down by another's hit.
+ */
+struct smq_queue {
+	struct smq_space *es;
+	unsigned int nr_elts;
+	unsigned int nr_levels;
+	struct smq_list qs[NR_LEVELS];
+
+	unsigned int nr_top_levels;
+	unsigned int nr_in_top_levels;
+	unsigned int last_target_nr_elts;
+	unsigned int target_count[NR_LEVELS];
+
+	struct smq_hit_bits *hits;
+	unsigned int hits_base;
+};
+
+static void q_init(struct smq_queue *q, struct smq_space *es, unsigned int nr_levels)
+{
+	unsigned int level;
+
+	memset(q, 0, sizeof(*q));
+	q->es = es;
+	q->nr_levels = nr_levels;
+	for (level = 0; level < nr_levels; level++)
+		l_init(q->qs + level);
+}
+
+static void q_push(struct smq_queue *q, struct smq_entry *e)
+{
+	if (!e->sentinel)
+		q->nr_elts++;
+	l_add_tail(q->es, q->qs + e->level, e);
+}
+
+static void q_push_front(struct smq_queue *q, struct smq_entry *e)
+{
+	if (!e->sentinel)
+		q->nr_elts++;
+	l_add_head(q->es, q->qs + e->level, e);
+}
+
+static void q_push_before(struct smq_queue *q, struct smq_entry *old, struct smq_entry *e)
+{
+	if (!e->sentinel)
+		q->nr_elts++;
+	l_add_before(q->es, q->qs + e->level, old, e);
+}
+
+static void q_del(struct smq_queue *q, struct smq_entry *e)
+{
+	l_del(q->es, q->qs + e->level, e);
+	if (!e->sentinel)
+		q->nr_elts--;
+}
+
+/*
+ * The oldest entry of the lowest populated level below @max_level.  With
+ * @can_cross_sentinel false, only entries ahead of the first sentinel of
+ * their level qualify: those not requeued for a whole period.
+ */
+static struct smq_entry *q_peek(struct smq_queue *q, unsigned int max_level,
+				bool can_cross_sentinel)
+{
+	unsigned int level;
+	struct smq_entry *e;
+
+	max_level = min(max_level, q->nr_levels);
+	for (level = 0; level < max_level; level++) {
+		if (!q->qs[level].nr_elts)
+			continue;
+
+		for (e = l_head(q->es, q->qs + level); e; e = l_next(q->es, e)) {
+			if (!e->sentinel)
+				return e;
+			if (!can_cross_sentinel)
+				break;
+		}
+	}
+
+	return NULL;
+}
+
+static struct smq_entry *q_pop(struct smq_queue *q)
+{
+	struct smq_entry *e = q_peek(q, q->nr_levels, true);
+
+	if (e)
+		q_del(q, e);
+
+	return e;
+}
+
+/*
+ * Spread @nr_elts evenly over levels [@lbegin, @lend), so that a level
+ * marks the same fraction of the entries whether the queue is full or
+ * not: with fewer entries than levels, every other level holds one
+ * rather than the bottom levels one each.
+ */
+static void q_set_targets_range(struct smq_queue *q, unsigned int nr_elts,
+				unsigned int lbegin, unsigned int lend)
+{
+	unsigned int i, nr_levels = lend - lbegin;
+	u64 below = 0, upto;
+
+	for (i = 0; i < nr_levels; i++) {
+		upto = div_u64((u64)(i + 1) * nr_elts, nr_levels);
+		q->target_count[lbegin + i] = upto - below;
+		below = upto;
+	}
+}
+
+static void q_set_targets(struct smq_queue *q)
+{
+	unsigned int nr_top, nr_in_top;
+
+	if (q->last_target_nr_elts == q->nr_elts)
+		return;
+	q->last_target_nr_elts = q->nr_elts;
+
+	nr_top = min(q->nr_top_levels, q->nr_levels - 1);
+	nr_in_top = nr_top ? min(q->nr_in_top_levels, q->nr_elts) : 0;
+	if (nr_top)
+		q_set_targets_range(q, nr_in_top, q->nr_levels - nr_top, q->nr_levels);
+	q_set_targets_range(q, q->nr_elts - nr_in_top, 0, q->nr_levels - nr_top);
+}
+
+/*
+ * Remove the oldest non-sentinel entry of the first populated level at or
+ * above @level, without touching the queue's total.
+ */
+static struct smq_entry *q_take_from_above(struct smq_queue *q, unsigned int level)
+{
+	struct smq_entry *e;
+
+	for (; level < q->nr_levels; level++) {
+		if (!q->qs[level].nr_elts)
+			continue;
+
+		for (e = l_head(q->es, q->qs + level); e; e = l_next(q->es, e))
+			if (!e->sentinel) {
+				l_del(q->es, q->qs + level, e);
+				return e;
+			}
+	}
+
+	return NULL;
+}
+
+/*
+ * Restore the target count of every level, bottom up: a level short of
+ * entries takes the oldest from above; a level with too many hands its
+ * youngest to the level above, in their order.  Only misplaced entries
+ * move.
+ */
+static void q_redistribute(struct smq_queue *q)
+{
+	unsigned int level, target;
+	struct smq_entry *e, *moved;
+	struct smq_list *l;
+
+	q_set_targets(q);
+	for (level = 0; level + 1 < q->nr_levels; level++) {
+		l = q->qs + level;
+		target = q->target_count[level];
+
+		while (l->nr_elts < target) {
+			e = q_take_from_above(q, level + 1);
+			if (WARN_ON_ONCE(!e))
+				return;
+			e->level = level;
+			l_add_tail(q->es, l, e);
+		}
+
+		for (moved = NULL; l->nr_elts > target; moved = e) {
+			e = l_pop_tail(q->es, l);
+			if (WARN_ON_ONCE(!e))
+				return;
+			e->level = level + 1;
+			if (moved)
+				l_add_before(q->es, l + 1, moved, e);
+			else
+				l_add_tail(q->es, l + 1, e);
+		}
+	}
+}
+
+#define SWAP_SEARCH 4u
+
+/*
+ * The entry to swap with one climbing into @level: the oldest there not
+ * hit in this period itself, among the first few, so that entries hit
+ * equally often cannot keep pushing each other back down.  Counts the
+ * sentinels passed on the way.
+ */
+static struct smq_entry *q_swap_partner(struct smq_queue *q, unsigned int level,
+					unsigned int *sentinels_passed)
+{
+	struct smq_entry *e;
+	unsigned int tried = 0;
+
+	for (e = l_head(q->es, q->qs + level); e; e = l_next(q->es, e)) {
+		if (e->sentinel) {
+			(*sentinels_passed)++;
+			continue;
+		}
+		if (!q->hits || !hit_bits_test(q->hits, to_index(q->es, e) - q->hits_base))
+			return e;
+		if (++tried == SWAP_SEARCH)
+			break;
+	}
+
+	return NULL;
+}
+
+/*
+ * Move @e up @extra_levels levels.  To keep the levels' sizes, an old
+ * entry of the destination level takes @e's place in the old level.  In a
+ * queue with sentinels (@s1 older, @s2 younger, both of @e's level) that
+ * entry keeps its age class: ahead of @s1 if it was ahead of both
+ * sentinels of its level, ahead of @s2 if it was between them.
+ */
+static void q_requeue(struct smq_queue *q, struct smq_entry *e, unsigned int extra_levels,
+		      struct smq_entry *s1, struct smq_entry *s2)
+{
+	struct smq_entry *de;
+	unsigned int sentinels_passed = 0;
+	unsigned int new_level = min(q->nr_levels - 1u, e->level + extra_levels);
+
+	if (new_level != e->level) {
+		de = q_swap_partner(q, new_level, &sentinels_passed);
+		if (de) {
+			q_del(q, de);
+			de->level = e->level;
+			if (s1 && sentinels_passed == 0)
+				q_push_before(q, s1, de);
+			else if (s2 && sentinels_passed == 1)
+				q_push_before(q, s2, de);
+			else
+				q_push(q, de);
+		}
+	}
+
+	q_del(q, e);
+	e->level = new_level;
+	q_push(q, e);
+}
+
+/*----------------------------------------------------------------*/
+
+/*
+ * struct smq_stats - how often lookups land in the top quarter of a
+ * queue's levels, the measure of how well the queue predicts the load.
+ */
+struct smq_stats {
+	unsigned int hit_threshold;
+	unsigned int hits;
+	unsigned int misses;
+};
+
+enum smq_confidence {
+	Q_POOR,
+	Q_FAIR,
+	Q_WELL
+};
+
+static void stats_init(struct smq_stats *s, unsigned int nr_levels)
+{
+	s->hit_threshold = nr_levels * 3u / 4u;
+	s->hits = 0;
+	s->misses = 0;
+}
+
+static void stats_reset(struct smq_stats *s)
+{
+	s->hits = 0;
+	s->misses = 0;
+}
+
+static void stats_level_accessed(struct smq_stats *s, unsigned int level)
+{
+	if (level >= s->hit_threshold)
+		s->hits++;
+	else
+		s->misses++;
+}
+
+static void stats_miss(struct smq_stats *s)
+{
+	s->misses++;
+}
+
+/* Top-level hits per 16 lookups, 0 when nothing was looked up. */
+static unsigned int stats_sixteenths(struct smq_stats *s)
+{
+	u64 total = (u64)s->hits + s->misses;
+
+	return total ? div64_u64((u64)s->hits * 16u, total) : 0;
+}
+
+/*
+ * Poor below 1/16 of lookups in the top levels, fair below 1/8: a new
+ * cache, whose blocks are spread over all levels, or a load that changed.
+ */
+static enum smq_confidence stats_assess(struct smq_stats *s)
+{
+	u64 total = (u64)s->hits + s->misses;
+	u64 top = (u64)s->hits * 16u;
+
+	if (top < total)
+		return Q_POOR;
+	if (top < 2u * total)
+		return Q_FAIR;
+	return Q_WELL;
+}
+
+/*----------------------------------------------------------------*/
+
+/*
+ * struct smq_hash_table - chained hash of entries by origin block; the
+ * chains are linked through the entries' @hash_next.
+ */
+struct smq_hash_table {
+	struct smq_space *es;
+	unsigned int hash_bits;
+	u32 *buckets;
+};
+
+static unsigned int h_nr_buckets(unsigned int nr_entries)
+{
+	return roundup_pow_of_two(max(nr_entries / 4u, 16u));
+}
+
+static int h_init(struct smq_hash_table *ht, struct smq_space *es, unsigned int nr_entries)
+{
+	unsigned int i, nr_buckets = h_nr_buckets(nr_entries);
+
+	ht->es = es;
+	ht->hash_bits = __ffs(nr_buckets);
+	ht->buckets = vmalloc(array_size(nr_buckets, sizeof(*ht->buckets)));
+	if (!ht->buckets)
+		return -ENOMEM;
+
+	for (i = 0; i < nr_buckets; i++)
+		ht->buckets[i] = SMQ_NULL;
+
+	return 0;
+}
+
+static void h_exit(struct smq_hash_table *ht)
+{
+	vfree(ht->buckets);
+}
+
+static unsigned int h_bucket(struct smq_hash_table *ht, u32 oblock)
+{
+	return hash_32(oblock, ht->hash_bits);
+}
+
+static void h_insert(struct smq_hash_table *ht, struct smq_entry *e)
+{
+	unsigned int b = h_bucket(ht, e->oblock);
+
+	e->hash_next = ht->buckets[b];
+	ht->buckets[b] = to_index(ht->es, e);
+	e->hashed = true;
+}
+
+static void h_unlink(struct smq_hash_table *ht, unsigned int b,
+		     struct smq_entry *prev, struct smq_entry *e)
+{
+	if (prev)
+		prev->hash_next = e->hash_next;
+	else
+		ht->buckets[b] = e->hash_next;
+}
+
+/*
+ * Find the entry for @oblock and move it to the front of its chain, where
+ * the next lookup of a hot block finds it first.
+ */
+static struct smq_entry *h_lookup(struct smq_hash_table *ht, u32 oblock)
+{
+	unsigned int b = h_bucket(ht, oblock);
+	struct smq_entry *e, *prev = NULL;
+
+	for (e = to_entry(ht->es, ht->buckets[b]); e; prev = e, e = to_entry(ht->es, e->hash_next)) {
+		if (e->oblock != oblock)
+			continue;
+
+		if (prev) {
+			h_unlink(ht, b, prev, e);
+			e->hash_next = ht->buckets[b];
+			ht->buckets[b] = to_index(ht->es, e);
+		}
+		return e;
+	}
+
+	return NULL;
+}
+
+static void h_remove(struct smq_hash_table *ht, struct smq_entry *e)
+{
+	unsigned int b = h_bucket(ht, e->oblock);
+	struct smq_entry *p, *prev = NULL;
+
+	for (p = to_entry(ht->es, ht->buckets[b]); p; prev = p, p = to_entry(ht->es, p->hash_next))
+		if (p == e) {
+			h_unlink(ht, b, prev, e);
+			e->hashed = false;
+			return;
+		}
+
+	WARN_ON_ONCE(1);
+}
+
+/*----------------------------------------------------------------*/
+
+/*
+ * struct smq_alloc - hands out the entries of a slice of the space,
+ * keeping the free ones on a list linked through @next.
+ */
+struct smq_alloc {
+	struct smq_space *es;
+	unsigned int begin;
+	unsigned int nr_entries;
+	unsigned int nr_allocated;
+	struct smq_list free;
+};
+
+static void init_allocator(struct smq_alloc *ea, struct smq_space *es,
+			   unsigned int begin, unsigned int nr_entries)
+{
+	unsigned int i;
+
+	ea->es = es;
+	ea->begin = begin;
+	ea->nr_entries = nr_entries;
+	ea->nr_allocated = 0;
+	l_init(&ea->free);
+	for (i = begin; i < begin + nr_entries; i++)
+		l_add_tail(es, &ea->free, to_entry(es, i));
+}
+
+static void init_entry(struct smq_entry *e)
+{
+	e->hash_next = SMQ_NULL;
+	e->prev = SMQ_NULL;
+	e->next = SMQ_NULL;
+	e->level = 0;
+	e->dirty = false;
+	e->pending_work = false;
+	e->invalidated = false;
+	e->hashed = false;
+	e->allocated = true;
+}
+
+static struct smq_entry *alloc_entry(struct smq_alloc *ea)
+{
+	struct smq_entry *e = l_head(ea->es, &ea->free);
+
+	if (!e)
+		return NULL;
+
+	l_del(ea->es, &ea->free, e);
+	init_entry(e);
+	ea->nr_allocated++;
+
+	return e;
+}
+
+/* Only for loading mappings, before any entry is handed out by order. */
+static struct smq_entry *alloc_particular_entry(struct smq_alloc *ea, unsigned int i)
+{
+	struct smq_entry *e = to_entry(ea->es, ea->begin + i);
+
+	if (e->allocated)
+		return NULL;
+
+	l_del(ea->es, &ea->free, e);
+	init_entry(e);
+	ea->nr_allocated++;
+
+	return e;
+}
+
+static void free_entry(struct smq_alloc *ea, struct smq_entry *e)
+{
+	if (WARN_ON_ONCE(!ea->nr_allocated || !e->allocated))
+		return;
+
+	ea->nr_allocated--;
+	e->allocated = false;
+	l_add_tail(ea->es, &ea->free, e);
+}
+
+static bool allocator_empty(struct smq_alloc *ea)
+{
+	return ea->nr_allocated == ea->nr_entries;
+}
+
+static unsigned int get_index(struct smq_alloc *ea, struct smq_entry *e)
+{
+	return to_index(ea->es, e) - ea->begin;
+}
+
+static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
+{
+	return to_entry(ea->es, ea->begin + index);
+}
+
+/*----------------------------------------------------------------*/
+
+#define NR_SENTINELS_PER_QUEUE (2u * NR_LEVELS)
+
+#define WRITEBACK_PERIOD (10ul * HZ)
+#define DEMOTE_PERIOD (60ul * HZ)
+#define HOTSPOT_UPDATE_PERIOD (HZ)
+#define CACHE_UPDATE_PERIOD (60ul * HZ)
+
+/* Percentages of the cache. */
+#define FREE_TARGET 25u
+
+/* Cap on queued background work; the tracker allocates it on demand. */
+#define MAX_BACKGROUND_WORK 4096u
+
+/*
+ * struct smq_policy - an smq, mq or cleaner policy instance.
+ * @lock: protects everything below but @migrations_allowed.
+ * @hotspot_block_size: sectors per hotspot block.
+ * @cache_blocks_per_hotspot_block: the same, in cache blocks.
+ * @hotspot_level_jump: levels a hotspot entry climbs on a hit.
+ * @es: the space of every entry: sentinels, hotspot, cache, in that order.
+ * @hotspot: hotspot blocks, by recent misses.
+ * @clean: clean cache blocks, by recent hits.
+ * @dirty: dirty cache blocks, by recent hits.
+ * @hotspot_stats: top-level hits of the hotspot queue, per hotspot period.
+ * @cache_stats: top-level hits of the cache, per cache period.
+ * @current_writeback_sentinels: which set of the dirty queue's sentinels
+ *	moves next.
+ * @current_demote_sentinels: the same for the clean queue.
+ * @read_promote_level: a read miss in a hotspot block of this level or
+ *	above is promoted.
+ * @write_promote_level: the same for writes.
+ * @bg_work: queued and running background work.
+ * @migrations_allowed: promotions and demotions may be queued.
+ * @cleaner: write back every dirty block, even when the device is busy.
+ */
+struct smq_policy {
+	struct dm_cache_policy policy;
+
+	spinlock_t lock;
+	dm_cblock_t cache_size;
+	sector_t cache_block_size;
+
+	sector_t hotspot_block_size;
+	unsigned int nr_hotspot_blocks;
+	unsigned int cache_blocks_per_hotspot_block;
+	unsigned int hotspot_level_jump;
+
+	struct smq_space es;
+	struct smq_alloc writeback_sentinel_alloc;
+	struct smq_alloc demote_sentinel_alloc;
+	struct smq_alloc hotspot_alloc;
+	struct smq_alloc cache_alloc;
+
+	struct smq_hit_bits hotspot_hits;
+	struct smq_hit_bits cache_hits;
+
+	struct smq_queue hotspot;
+	struct smq_queue clean;
+	struct smq_queue dirty;
+
+	struct smq_stats hotspot_stats;
+	struct smq_stats cache_stats;
+
+	struct smq_hash_table table;
+	struct smq_hash_table hotspot_table;
+
+	bool current_writeback_sentinels;
+	unsigned long next_writeback_period;
+
+	bool current_demote_sentinels;
+	unsigned long next_demote_period;
+
+	unsigned int write_promote_level;
+	unsigned int read_promote_level;
+
+	unsigned long next_hotspot_period;
+	unsigned long next_cache_period;
+
+	struct background_tracker *bg_work;
+
+	bool migrations_allowed;
+	bool cleaner;
+};
+
+/*----------------------------------------------------------------*/
+
+static struct smq_entry *get_sentinel(struct smq_alloc *ea, unsigned int level, bool which)
+{
+	return get_entry(ea, which ? level : NR_LEVELS + level);
+}
+
+static struct smq_entry *writeback_sentinel(struct smq_policy *mq, unsigned int level,
+					    bool current_set)
+{
+	return get_sentinel(&mq->writeback_sentinel_alloc, level,
+			    current_set == mq->current_writeback_sentinels);
+}
+
+static struct smq_entry *demote_sentinel(struct smq_policy *mq, unsigned int level,
+					 bool current_set)
+{
+	return get_sentinel(&mq->demote_sentinel_alloc, level,
+			    current_set == mq->current_demote_sentinels);
+}
+
+/* Move one set of sentinels to the back of every level of @q. */
+static void requeue_sentinels(struct smq_queue *q, struct smq_alloc *ea, bool which)
+{
+	unsigned int level;
+	struct smq_entry *s;
+
+	for (level = 0; level < q->nr_levels; level++) {
+		s = get_sentinel(ea, level, which);
+		q_del(q, s);
+		q_push(q, s);
+	}
+}
+
+static void update_sentinels(struct smq_policy *mq, unsigned long now)
+{
+	if (time_after(now, mq->next_writeback_period)) {
+		mq->next_writeback_period = now + WRITEBACK_PERIOD;
+		mq->current_writeback_sentinels = !mq->current_writeback_sentinels;
+		requeue_sentinels(&mq->dirty, &mq->writeback_sentinel_alloc,
+				  mq->current_writeback_sentinels);
+	}
+
+	if (time_after(now, mq->next_demote_period)) {
+		mq->next_demote_period = now + DEMOTE_PERIOD;
+		mq->current_demote_sentinels = !mq->current_demote_sentinels;
+		requeue_sentinels(&mq->clean, &mq->demote_sentinel_alloc,
+				  mq->current_demote_sentinels);
+	}
+}
+
+static void sentinels_init(struct smq_policy *mq, unsigned long now)
+{
+	unsigned int level, which;
+	struct smq_entry *s;
+
+	for (which = 0; which < 2; which++)
+		for (level = 0; level < NR_LEVELS; level++) {
+			s = get_sentinel(&mq->writeback_sentinel_alloc, level, which);
+			s->sentinel = true;
+			s->level = level;
+			q_push(&mq->dirty, s);
+
+			s = get_sentinel(&mq->demote_sentinel_alloc, level, which);
+			s->sentinel = true;
+			s->level = level;
+			q_push(&mq->clean, s);
+		}
+
+	mq->current_writeback_sentinels = false;
+	mq->current_demote_sentinels = false;
+	mq->next_writeback_period = now + WRITEBACK_PERIOD;
+	mq->next_demote_period = now + DEMOTE_PERIOD;
+}
+
+/*----------------------------------------------------------------*/
+
+static struct smq_queue *cache_queue(struct smq_policy *mq, struct smq_entry *e)
+{
+	return e->dirty ? &mq->dirty : &mq->clean;
+}
+
+static dm_cblock_t infer_cblock(struct smq_policy *mq, struct smq_entry *e)
+{
+	return to_cblock(get_index(&mq->cache_alloc, e));
+}
+
+static struct smq_entry *cblock_entry(struct smq_policy *mq, dm_cblock_t cblock)
+{
+	if (from_cblock(cblock) >= from_cblock(mq->cache_size))
+		return NULL;
+
+	return get_entry(&mq->cache_alloc, from_cblock(cblock));
+}
+
+/*
+ * A hit moves a cache block up one level, at most once per cache period.
+ * Blocks with work pending are off the queues until the work completes.
+ */
+static void requeue(struct smq_policy *mq, struct smq_entry *e)
+{
+	unsigned int level = e->level;
+
+	if (e->pending_work)
+		return;
+
+	if (hit_bits_test_and_set(&mq->cache_hits, from_cblock(infer_cblock(mq, e))))
+		return;
+
+	if (e->dirty)
+		q_requeue(&mq->dirty, e, 1u, writeback_sentinel(mq, level, false),
+			  writeback_sentinel(mq, level, true));
+	else
+		q_requeue(&mq->clean, e, 1u, demote_sentinel(mq, level, false),
+			  demote_sentinel(mq, level, true));
+}
+
+/*
+ * How many top hotspot levels are promotable once the cache is full, by
+ * the cache's hit rate in sixteenths.  A cache hitting poorly cannot
+ * afford many promotions, one hitting well needs few; one in between
+ * gains the most from promoting.
+ */
+static const u8 promote_levels_by_hit_rate[17] = {
+	1, 1, 1, 2, 4, 6, 7, 8, 7, 6, 4, 4, 3, 3, 2, 2, 1
+};
+
+static void update_promote_levels(struct smq_policy *mq)
+{
+	unsigned int nr_levels;
+
+	/* While the cache has free blocks, fill it eagerly. */
+	if (allocator_empty(&mq->cache_alloc))
+		nr_levels = promote_levels_by_hit_rate[stats_sixteenths(&mq->cache_stats)];
+	else
+		nr_levels = NR_LEVELS / 2u;
+
+	/*
+	 * With little confidence in the hotspot queue we do not know what
+	 * to promote, so promote less.
+	 */
+	switch (stats_assess(&mq->hotspot_stats)) {
+	case Q_POOR:
+		nr_levels /= 4u;
+		break;
+	case Q_FAIR:
+		nr_levels /= 2u;
+		break;
+	case Q_WELL:
+		break;
+	}
+
+	mq->read_promote_level = NR_LEVELS - min(nr_levels, NR_LEVELS);
+	mq->write_promote_level = mq->read_promote_level;
+}
+
+/* A hotspot queue that predicts poorly is reshuffled faster. */
+static void update_level_jump(struct smq_policy *mq)
+{
+	switch (stats_assess(&mq->hotspot_stats)) {
+	case Q_POOR:
+		mq->hotspot_level_jump = 4u;
+		break;
+	case Q_FAIR:
+		mq->hotspot_level_jump = 2u;
+		break;
+	case Q_WELL:
+		mq->hotspot_level_jump = 1u;
+		break;
+	}
+}
+
+static void end_hotspot_period(struct smq_policy *mq, unsigned long now)
+{
+	hit_bits_clear_all(&mq->hotspot_hits);
+	update_promote_levels(mq);
+
+	if (time_after(now, mq->next_hotspot_period)) {
+		update_level_jump(mq);
+		q_redistribute(&mq->hotspot);
+		stats_reset(&mq->hotspot_stats);
+		mq->next_hotspot_period = now + HOTSPOT_UPDATE_PERIOD;
+	}
+}
+
+static void end_cache_period(struct smq_policy *mq, unsigned long now)
+{
+	if (time_after(now, mq->next_cache_period)) {
+		hit_bits_clear_all(&mq->cache_hits);
+		q_redistribute(&mq->dirty);
+		q_redistribute(&mq->clean);
+		stats_reset(&mq->cache_stats);
+		mq->next_cache_period = now + CACHE_UPDATE_PERIOD;
+	}
+}
+
+/*----------------------------------------------------------------*/
+
+static bool clean_target_met(struct smq_policy *mq, bool idle)
+{
+	/* Clean everything when idle or a cleaner; nothing when busy. */
+	if (idle || mq->cleaner)
+		return !mq->dirty.nr_elts;
+
+	return true;
+}
+
+static bool free_target_met(struct smq_policy *mq)
+{
+	unsigned int nr_free = mq->cache_alloc.nr_entries - mq->cache_alloc.nr_allocated;
+
+	return (u64)(nr_free + btracker_nr_demotions_queued(mq->bg_work)) * 100u >=
+		(u64)from_cblock(mq->cache_size) * FREE_TARGET;
+}
+
+/* Take @e off its queue and hand it to the tracker as @op. */
+static void queue_background_work(struct smq_policy *mq, struct smq_entry *e,
+			  enum policy_operation op)
+{
+	struct smq_queue *q = cache_queue(mq, e);
+	struct policy_work work = {
+		.op = op,
+		.oblock = to_oblock(e->oblock),
+		.cblock = infer_cblock(mq, e),
+	};
+
+	q_del(q, e);
+	e->pending_work = true;
+	if (btracker_queue(mq->bg_work, &work, NULL)) {
+		e->pending_work = false;
+		q_push_front(q, e);
+	}
+}
+
+/*
+ * When busy, only write back blocks not hit for a writeback period: those
+ * ahead of the sentinels.
+ */
+static void queue_writeback(struct smq_policy *mq, bool idle)
+{
+	struct smq_entry *e = q_peek(&mq->dirty, mq->dirty.nr_levels, idle || mq->cleaner);
+
+	if (e)
+		queue_background_work(mq, e, POLICY_WRITEBACK);
+}
+
+/*
+ * Demote the oldest clean block of the lower half of the levels, one not
+ * hit for a demote period if there is one.  With none clean, write back
+ * so that there will be.
+ */
+static void queue_demotion(struct smq_policy *mq)
+{
+	unsigned int max_level = mq->clean.nr_levels / 2u;
+	struct smq_entry *e;
+
+	if (WARN_ON_ONCE(!mq->migrations_allowed))
+		return;
+
+	e = q_peek(&mq->clean, max_level, false);
+	if (!e)
+		e = q_peek(&mq->clean, max_level, true);
+	if (!e) {
+		if (!clean_target_met(mq, true))
+			queue_writeback(mq, false);
+		return;
+	}
+
+	queue_background_work(mq, e, POLICY_DEMOTE);
+}
+
+/*
+ * Reserve a cache block for @oblock now; it is freed again if the
+ * promotion fails.  A full cache first makes room.
+ */
+static void queue_promotion(struct smq_policy *mq, dm_oblock_t oblock,
+			    struct policy_work **workp)
+{
+	struct policy_work work;
+	struct smq_entry *e;
+
+	if (!READ_ONCE(mq->migrations_allowed))
+		return;
+
+	if (allocator_empty(&mq->cache_alloc)) {
+		if (!free_target_met(mq))
+			queue_demotion(mq);
+		return;
+	}
+
+	if (btracker_promotion_already_present(mq->bg_work, oblock))
+		return;
+
+	e = alloc_entry(&mq->cache_alloc);
+	e->pending_work = true;
+	work.op = POLICY_PROMOTE;
+	work.oblock = oblock;
+	work.cblock = infer_cblock(mq, e);
+	if (btracker_queue(mq->bg_work, &work, workp))
+		free_entry(&mq->cache_alloc, e);
+}
+
+/*----------------------------------------------------------------*/
+
+/*
+ * A write covering a whole block costs no read from the origin, so while
+ * the cache has room it is promoted whatever its hotspot level.
+ */
+static bool should_promote(struct smq_policy *mq, struct smq_entry *hs_e,
+			   int data_dir, bool fast_copy)
+{
+	if (!hs_e)
+		return false;
+
+	if (data_dir == WRITE) {
+		if (fast_copy && !allocator_empty(&mq->cache_alloc))
+			return true;
+		return hs_e->level >= mq->write_promote_level;
+	}
+
+	return hs_e->level >= mq->read_promote_level;
+}
+
+static u32 to_hblock(struct smq_policy *mq, dm_oblock_t b)
+{
+	return div_u64(from_oblock(b), mq->cache_blocks_per_hotspot_block);
+}
+
+/*
+ * Account a cache miss to its hotspot block: climb on a hit, the first
+ * in this tick; take the coldest hotspot entry on a miss.
+ */
+static struct smq_entry *update_hotspot_queue(struct smq_policy *mq, dm_oblock_t b)
+{
+	u32 hb = to_hblock(mq, b);
+	struct smq_entry *e = h_lookup(&mq->hotspot_table, hb);
+	unsigned int hi;
+
+	if (e) {
+		stats_level_accessed(&mq->hotspot_stats, e->level);
+		hi = get_index(&mq->hotspot_alloc, e);
+		q_requeue(&mq->hotspot, e,
+			  hit_bits_test_and_set(&mq->hotspot_hits, hi) ?
+			  0u : mq->hotspot_level_jump, NULL, NULL);
+		return e;
+	}
+
+	stats_miss(&mq->hotspot_stats);
+	e = alloc_entry(&mq->hotspot_alloc);
+	if (!e) {
+		e = q_pop(&mq->hotspot);
+		if (!e)
+			return NULL;
+		h_remove(&mq->hotspot_table, e);
+		hit_bits_clear(&mq->hotspot_hits, get_index(&mq->hotspot_alloc, e));
+	}
+
+	e->oblock = hb;
+	e->level = 0;
+	q_push(&mq->hotspot, e);
+	h_insert(&mq->hotspot_table, e);
+
+	return e;
+}
+
+/*----------------------------------------------------------------*/
+
+static struct smq_policy *to_smq_policy(struct dm_cache_policy *p)
+{
+	return container_of(p, struct smq_policy, policy);
+}
+
+static void smq_destroy(struct dm_cache_policy *p)
+{
+	struct smq_policy *mq = to_smq_policy(p);
+
+	btracker_destroy(mq->bg_work);
+	h_exit(&mq->hotspot_table);
+	h_exit(&mq->table);
+	hit_bits_exit(&mq->hotspot_hits);
+	hit_bits_exit(&mq->cache_hits);
+	space_exit(&mq->es);
+	kfree(mq);
+}
+
+static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblock,
+		    int data_dir, bool fast_copy, struct policy_work **work,
+		    bool *background_queued)
+{
+	struct smq_entry *e, *hs_e;
+
+	*background_queued = false;
+	if (unlikely(from_oblock(oblock) > U32_MAX))
+		return -EINVAL;
+
+	e = h_lookup(&mq->table, from_oblock(oblock));
+	if (e) {
+		stats_level_accessed(&mq->cache_stats, e->level);
+		requeue(mq, e);
+		*cblock = infer_cblock(mq, e);
+		return 0;
+	}
+
+	/* The hotspot queue learns from misses only. */
+	stats_miss(&mq->cache_stats);
+	hs_e = update_hotspot_queue(mq, oblock);
+	if (should_promote(mq, hs_e, data_dir, fast_copy)) {
+		queue_promotion(mq, oblock, work);
+		*background_queued = true;
+	}
+
+	return -ENOENT;
+}
+
+static int smq_lookup(struct dm_cache_policy *p, dm_oblock_t oblock, dm_cblock_t *cblock,
+		      int data_dir, bool fast_copy, bool *background_queued)
+{
+	struct smq_policy *mq = to_smq_policy(p);
+	unsigned long flags;
+	bool queued;
+	int r;
+
+	spin_lock_irqsave(&mq->lock, flags);
+	r = __lookup(mq, oblock, cblock, data_dir, fast_copy, NULL, &queued);
+	spin_unlock_irqrestore(&mq->lock, flags);
+	if (background_queued)
+		*background_queued = queued;
+
+	return r;
+}
+
+static int smq_lookup_with_work(struct dm_cache_policy *p, dm_oblock_t oblock,
+				dm_cblock_t *cblock, int data_dir, bool fast_copy,
+				struct policy_work **work)
+{
+	struct smq_policy *mq = to_smq_policy(p);
+	unsigned long flags;
+	bool queued;
+	int r;
+
+	*work = NULL;
+	spin_lock_irqsave(&mq->lock, flags);
+	r = __lookup(mq, oblock, cblock, data_dir, fast_copy, work, &queued);
+	spin_unlock_irqrestore(&mq->lock, flags);
+
+	return r;
+}
+
+static int smq_get_background_work(struct dm_cache_policy *p, bool idle,
+				   struct policy_work **result)
+{
+	struct smq_policy *mq = to_smq_policy(p);
+	unsigned long flags;
+	int r;
+
+	spin_lock_irqsave(&mq->lock, flags);
+	r = btracker_issue(mq->bg_work, result);
+	if (r == -ENODATA && !clean_target_met(mq, idle)) {
+		queue_writeback(mq, idle);
+		r = btracker_issue(mq->bg_work, result);
+	}
+	spin_unlock_irqrestore(&mq->lock, flags);
+
+	return r;
+}
+
+static void forget_entry(struct smq_policy *mq, struct smq_entry *e)
+{
+	if (e->hashed)
+		h_remove(&mq->table, e);
+	free_entry(&mq->cache_alloc, e);
+}
+
+/*
+ * Put the entry of finished work back where it belongs: promoted blocks
+ * enter at the top level, failed demotions and finished writebacks go
+ * back to their level as its youngest entry.
+ */
+static void __complete_background_work(struct smq_policy *mq, struct policy_work *work,
+				       bool success)
+{
+	struct smq_entry *e = cblock_entry(mq, work->cblock);
+
+	if (WARN_ON_ONCE(!e || !e->pending_work))
+		return;
+
+	e->pending_work = false;
+	switch (work->op) {
+	case POLICY_PROMOTE:
+		if (!success) {
+			forget_entry(mq, e);
+			break;
+		}
+		e->oblock = from_oblock(work->oblock);
+		e->level = NR_LEVELS - 1;
+		h_insert(&mq->table, e);
+		q_push(cache_queue(mq, e), e);
+		break;
+
+	case POLICY_DEMOTE:
+		if (success || e->invalidated)
+			forget_entry(mq, e);
+		else
+			q_push(cache_queue(mq, e), e);
+		break;
+
+	case POLICY_WRITEBACK:
+		if (e->invalidated)
+			forget_entry(mq, e);
+		else
+			q_push(cache_queue(mq, e), e);
+		break;
+	}
+
+	btracker_complete(mq->bg_work, work);
+}
+
+static void smq_complete_background_work(struct dm_cache_policy *p,
+					 struct policy_work *work, bool success)
+{
+	struct smq_policy *mq = to_smq_policy(p);
+	unsigned long flags;
+
+	spin_lock_irqsave(&mq->lock, flags);
+	__complete_background_work(mq, work, success);
+	spin_unlock_irqrestore(&mq->lock, flags);
+}
+
+/* An entry with work pending is off the queues: just note the state. */
+static void __smq_set_clear_dirty(struct smq_policy *mq, dm_cblock_t cblock, bool set)
+{
+	struct smq_entry *e = cblock_entry(mq, cblock);
+
+	if (WARN_ON_ONCE(!e || !e->allocated) || e->dirty == set)
+		return;
+
+	if (e->pending_work) {
+		e->dirty = set;
+		return;
+	}
+
+	q_del(cache_queue(mq, e), e);
+	e->dirty = set;
+	q_push(cache_queue(mq, e), e);
+}
+
+static void smq_set_dirty(struct dm_cache_policy *p, dm_cblock_t cblock)
+{
+	struct smq_policy *mq = to_smq_policy(p);
+	unsigned long flags;
+
+	spin_lock_irqsave(&mq->lock, flags);
+	__smq_set_clear_dirty(mq, cblock, true);
+	spin_unlock_irqrestore(&mq->lock, flags);
+}
+
+static void smq_clear_dirty(struct dm_cache_policy *p, dm_cblock_t cblock)
+{
+	struct smq_policy *mq = to_smq_policy(p);
+	unsigned long flags;
+
+	spin_lock_irqsave(&mq->lock, flags);
+	__smq_set_clear_dirty(mq, cblock, false);
+	spin_unlock_irqrestore(&mq->lock, flags);
+}
+
+/* Mappings loaded without a hint are spread evenly over the levels. */
+static unsigned int random_level(dm_cblock_t cblock)
+{
+	return hash_32(from_cblock(cblock), 9) & (NR_LEVELS - 1);
+}
+
+/*
+ * Called single threaded while the target loads its metadata.  Loaded
+ * blocks go ahead of both sentinels, so that they may be demoted or
+ * written back at once.  Corrupt metadata (a block out of range or
+ * mapped twice) is refused rather than trusted.
+ */
+static int smq_load_mapping(struct dm_cache_policy *p, dm_oblock_t oblock,
+			    dm_cblock_t cblock, bool dirty, u32 hint, bool hint_valid)
+{
+	struct smq_policy *mq = to_smq_policy(p);
+	struct smq_entry *e = cblock_entry(mq, cblock);
+
+	if (!e) {
+		DMERR("mapping of cache block %u beyond the cache's %u blocks",
+		      from_cblock(cblock), from_cblock(mq->cache_size));
+		return -EINVAL;
+	}
+	if (from_oblock(oblock) > U32_MAX || h_lookup(&mq->table, from_oblock(oblock))) {
+		DMERR("origin block %llu mapped twice or out of range",
+		      (unsigned long long)from_oblock(oblock));
+		return -EINVAL;
+	}
+
+	e = alloc_particular_entry(&mq->cache_alloc, from_cblock(cblock));
+	if (!e) {
+		DMERR("cache block %u mapped twice", from_cblock(cblock));
+		return -EINVAL;
+	}
+
+	e->oblock = from_oblock(oblock);
+	e->dirty = dirty;
+	e->level = hint_valid ? min_t(u32, hint, NR_LEVELS - 1) : random_level(cblock);
+	h_insert(&mq->table, e);
+	q_push_front(cache_queue(mq, e), e);
+
+	return 0;
+}
+
+/*
+ * Drop a mapping.  An entry whose work is pending stays allocated until
+ * the work completes, so that the tracker never holds a freed block.
+ */
+static int smq_invalidate_mapping(struct dm_cache_policy *p, dm_cblock_t cblock)
+{
+	struct smq_policy *mq = to_smq_policy(p);
+	struct smq_entry *e = cblock_entry(mq, cblock);
+	unsigned long flags;
+	int r = 0;
+
+	if (!e)
+		return -ENODATA;
+
+	spin_lock_irqsave(&mq->lock, flags);
+	if (!e->allocated || !e->hashed) {
+		/* Free, invalidated already, or a promotion not done yet. */
+		r = -ENODATA;
+	} else if (e->pending_work) {
+		h_remove(&mq->table, e);
+		e->invalidated = true;
+	} else {
+		q_del(cache_queue(mq, e), e);
+		forget_entry(mq, e);
+	}
+	spin_unlock_irqrestore(&mq->lock, flags);
+
+	return r;
+}
+
+static u32 smq_get_hint(struct dm_cache_policy *p, dm_cblock_t cblock)
+{
+	struct smq_policy *mq = to_smq_policy(p);
+	struct smq_entry *e = cblock_entry(mq, cblock);
+
+	return e && e->allocated ? e->level : 0;
+}
+
+static dm_cblock_t smq_residency(struct dm_cache_policy *p)
+{
+	struct smq_policy *mq = to_smq_policy(p);
+	unsigned long flags;
+	dm_cblock_t r;
+
+	spin_lock_irqsave(&mq->lock, flags);
+	r = to_cblock(mq->cache_alloc.nr_allocated);
+	spin_unlock_irqrestore(&mq->lock, flags);
+
+	return r;
+}
+
+/* The core's clock: at least once a second, and after each tick bio. */
+static void __smq_tick(struct smq_policy *mq, unsigned long now)
+{
+	update_sentinels(mq, now);
+	end_hotspot_period(mq, now);
+	end_cache_period(mq, now);
+}
+
+static void smq_tick(struct dm_cache_policy *p, bool can_block)
+{
+	struct smq_policy *mq = to_smq_policy(p);
+	unsigned long flags;
+
+	spin_lock_irqsave(&mq->lock, flags);
+	__smq_tick(mq, jiffies);
+	spin_unlock_irqrestore(&mq->lock, flags);
+}
+
+static void smq_allow_migrations(struct dm_cache_policy *p, bool allow)
+{
+	WRITE_ONCE(to_smq_policy(p)->migrations_allowed, allow);
+}
+
+/*----------------------------------------------------------------*/
+
+/* smq has no tunables: say which key was wrong rather than fail silently. */
+static int smq_set_config_value(struct dm_cache_policy *p, const char *key,
+				const char *value)
+{
+	DMERR("unknown tunable '%s' (smq takes none)", key);
+	return -EINVAL;
+}
+
+static int smq_emit_config_values(struct dm_cache_policy *p, char *result,
+				  unsigned int maxlen, ssize_t *sz_ptr)
+{
+	ssize_t sz = *sz_ptr;
+
+	DMEMIT("0 ");
+	*sz_ptr = sz;
+	return 0;
+}
+
+/*
+ * mq is an alias of smq.  Its old tunables are still accepted, so that
+ * existing tables load, but they do nothing.
+ */
+static const char * const mq_tunables[] = {
+	"random_threshold",
+	"sequential_threshold",
+	"discard_promote_adjustment",
+	"read_promote_adjustment",
+	"write_promote_adjustment",
+};
+
+static int mq_set_config_value(struct dm_cache_policy *p, const char *key,
+			       const char *value)
+{
+	unsigned long tmp;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(mq_tunables); i++)
+		if (!strcasecmp(key, mq_tunables[i]))
+			break;
+
+	if (i == ARRAY_SIZE(mq_tunables)) {
+		DMERR("unknown tunable '%s' for mq", key);
+		return -EINVAL;
+	}
+	if (kstrtoul(value, 10, &tmp)) {
+		DMERR("mq tunable '%s' needs an unsigned number, not '%s'", key, value);
+		return -EINVAL;
+	}
+
+	DMWARN("tunable '%s' no longer has any effect, mq policy is now an alias for smq", key);
+	return 0;
+}
+
+static int mq_emit_config_values(struct dm_cache_policy *p, char *result,
+				 unsigned int maxlen, ssize_t *sz_ptr)
+{
+	ssize_t sz = *sz_ptr;
+	unsigned int i;
+
+	DMEMIT("%zu ", 2 * ARRAY_SIZE(mq_tunables));
+	for (i = 0; i < ARRAY_SIZE(mq_tunables); i++)
+		DMEMIT("%s 0 ", mq_tunables[i]);
+	*sz_ptr = sz;
+	return 0;
+}
+
+static void init_policy_functions(struct smq_policy *mq, bool mimic_mq)
+{
+	mq->policy.destroy = smq_destroy;
+	mq->policy.lookup = smq_lookup;
+	mq->policy.lookup_with_work = smq_lookup_with_work;
+	mq->policy.get_background_work = smq_get_background_work;
+	mq->policy.complete_background_work = smq_complete_background_work;
+	mq->policy.set_dirty = smq_set_dirty;
+	mq->policy.clear_dirty = smq_clear_dirty;
+	mq->policy.load_mapping = smq_load_mapping;
+	mq->policy.invalidate_mapping = smq_invalidate_mapping;
+	mq->policy.get_hint = smq_get_hint;
+	mq->policy.residency = smq_residency;
+	mq->policy.tick = smq_tick;
+	mq->policy.allow_migrations = smq_allow_migrations;
+	mq->policy.set_config_value = mimic_mq ? mq_set_config_value : smq_set_config_value;
+	mq->policy.emit_config_values = mimic_mq ? mq_emit_config_values : smq_emit_config_values;
+}
+
+/*----------------------------------------------------------------*/
+
+/*
+ * Hotspot blocks cover 16 cache blocks, halved until the hotspot entries
+ * no longer cover more than the origin.  There are a quarter as many as
+ * cache blocks, at least 1024, but no more than the origin has.
+ */
+static void calc_hotspot_params(struct smq_policy *mq, sector_t origin_size,
+				sector_t cache_block_size, unsigned int nr_cache_blocks)
+{
+	u64 origin_blocks = div64_u64(origin_size, cache_block_size);
+	unsigned int nr = max(nr_cache_blocks / 4u, 1024u);
+	unsigned int per = 16u;
+
+	while (per > 1u && (u64)per * nr > origin_blocks)
+		per /= 2u;
+
+	mq->cache_blocks_per_hotspot_block = per;
+	mq->hotspot_block_size = cache_block_size * per;
+	mq->nr_hotspot_blocks = clamp_t(u64, div_u64(origin_blocks + per - 1, per), 1u, nr);
+}
+
+static unsigned int nr_background_work(unsigned int nr_cache_blocks)
+{
+	return clamp(nr_cache_blocks, 64u, MAX_BACKGROUND_WORK);
+}
+
+static bool check_sizes(dm_cblock_t cache_size, sector_t origin_size,
+			sector_t cache_block_size)
+{
+	u64 origin_blocks;
+
+	if (!cache_block_size) {
+		DMERR("cache block size of 0 sectors");
+		return false;
+	}
+
+	if (from_cblock(cache_size) > SMQ_MAX_CACHE_BLOCKS) {
+		DMERR("cache of %u blocks is too large, smq handles up to %u",
+		      from_cblock(cache_size), SMQ_MAX_CACHE_BLOCKS);
+		return false;
+	}
+
+	origin_blocks = div64_u64(origin_size, cache_block_size);
+	if (origin_blocks > (u64)U32_MAX + 1) {
+		DMERR("origin of %llu blocks is too large, smq handles up to 2^32",
+		      (unsigned long long)origin_blocks);
+		return false;
+	}
+
+	return true;
+}
+
+static int smq_alloc_structures(struct smq_policy *mq)
+{
+	unsigned int nr_cache = from_cblock(mq->cache_size);
+	unsigned int nr_sentinels = 2u * NR_SENTINELS_PER_QUEUE;
+	unsigned int i;
+
+	if (space_init(&mq->es, nr_sentinels + mq->nr_hotspot_blocks + nr_cache))
+		return -ENOMEM;
+
+	i = 0;
+	init_allocator(&mq->writeback_sentinel_alloc, &mq->es, i, NR_SENTINELS_PER_QUEUE);
+	i += NR_SENTINELS_PER_QUEUE;
+	init_allocator(&mq->demote_sentinel_alloc, &mq->es, i, NR_SENTINELS_PER_QUEUE);
+	i += NR_SENTINELS_PER_QUEUE;
+	init_allocator(&mq->hotspot_alloc, &mq->es, i, mq->nr_hotspot_blocks);
+	i += mq->nr_hotspot_blocks;
+	init_allocator(&mq->cache_alloc, &mq->es, i, nr_cache);
+
+	if (hit_bits_init(&mq->hotspot_hits, mq->nr_hotspot_blocks))
+		goto bad_hotspot_hits;
+	if (hit_bits_init(&mq->cache_hits, nr_cache))
+		goto bad_cache_hits;
+	if (h_init(&mq->table, &mq->es, nr_cache))
+		goto bad_table;
+	if (h_init(&mq->hotspot_table, &mq->es, mq->nr_hotspot_blocks))
+		goto bad_hotspot_table;
+	mq->bg_work = btracker_create(nr_background_work(nr_cache));
+	if (!mq->bg_work)
+		goto bad_btracker;
+
+	return 0;
+
+bad_btracker:
+	h_exit(&mq->hotspot_table);
+bad_hotspot_table:
+	h_exit(&mq->table);
+bad_table:
+	hit_bits_exit(&mq->cache_hits);
+bad_cache_hits:
+	hit_bits_exit(&mq->hotspot_hits);
+bad_hotspot_hits:
+	space_exit(&mq->es);
+	return -ENOMEM;
+}
+
+static struct smq_policy *__smq_create(dm_cblock_t cache_size, sector_t origin_size,
+				       sector_t cache_block_size, bool mimic_mq,
+				       bool migrations_allowed, bool cleaner)
+{
+	struct smq_policy *mq;
+	unsigned long now = jiffies;
+
+	if (!check_sizes(cache_size, origin_size, cache_block_size))
+		return NULL;
+
+	mq = kzalloc(sizeof(*mq), GFP_KERNEL);
+	if (!mq)
+		return NULL;
+
+	init_policy_functions(mq, mimic_mq);
+	spin_lock_init(&mq->lock);
+	mq->cache_size = cache_size;
+	mq->cache_block_size = cache_block_size;
+	calc_hotspot_params(mq, origin_size, cache_block_size, from_cblock(cache_size));
+	mq->hotspot_level_jump = 1u;
+
+	if (smq_alloc_structures(mq)) {
+		DMERR("couldn't allocate the policy's structures for %u cache blocks",
+		      from_cblock(cache_size));
+		kfree(mq);
+		return NULL;
+	}
+
+	q_init(&mq->hotspot, &mq->es, NR_LEVELS);
+	mq->hotspot.hits = &mq->hotspot_hits;
+	mq->hotspot.hits_base = mq->hotspot_alloc.begin;
+	mq->hotspot.nr_top_levels = 8;
+	mq->hotspot.nr_in_top_levels = min(mq->nr_hotspot_blocks / NR_LEVELS,
+					   from_cblock(cache_size) /
+					   mq->cache_blocks_per_hotspot_block);
+	q_init(&mq->clean, &mq->es, NR_LEVELS);
+	q_init(&mq->dirty, &mq->es, NR_LEVELS);
+
+	stats_init(&mq->hotspot_stats, NR_LEVELS);
+	stats_init(&mq->cache_stats, NR_LEVELS);
+
+	sentinels_init(mq, now);
+	mq->write_promote_level = NR_LEVELS;
+	mq->read_promote_level = NR_LEVELS;
+	mq->next_hotspot_period = now;
+	mq->next_cache_period = now;
+	mq->migrations_allowed = migrations_allowed;
+	mq->cleaner = cleaner;
+
+	return mq;
+}
+
+/*
+ * Bytes the policy allocated, as the allocations were sized: the entry
+ * space, bitsets, hash buckets, the policy itself and the most background
+ * work the tracker may hold.
+ */
+static size_t smq_memory_bytes(struct smq_policy *mq)
+{
+	size_t bytes = sizeof(*mq);
+
+	bytes += array_size(mq->es.nr_entries, sizeof(struct smq_entry));
+	bytes += bitset_size_in_bytes(max(mq->hotspot_hits.nr_bits, 1u));
+	bytes += bitset_size_in_bytes(max(mq->cache_hits.nr_bits, 1u));
+	bytes += sizeof(u32) << mq->table.hash_bits;
+	bytes += sizeof(u32) << mq->hotspot_table.hash_bits;
+	bytes += (size_t)nr_background_work(from_cblock(mq->cache_size)) *
+		sizeof(struct bt_work);
+
+	return bytes;
+}
+
+static struct dm_cache_policy *smq_create(dm_cblock_t cache_size, sector_t origin_size,
+					  sector_t cache_block_size)
+{
+	struct smq_policy *mq = __smq_create(cache_size, origin_size, cache_block_size,
+					     false, true, false);
+
+	return mq ? &mq->policy : NULL;
+}
+
+static struct dm_cache_policy *mq_create(dm_cblock_t cache_size, sector_t origin_size,
+					 sector_t cache_block_size)
+{
+	struct smq_policy *mq = __smq_create(cache_size, origin_size, cache_block_size,
+					     true, true, false);
+
+	return mq ? &mq->policy : NULL;
+}
+
+static struct dm_cache_policy *cleaner_create(dm_cblock_t cache_size, sector_t origin_size,
+					      sector_t cache_block_size)
+{
+	struct smq_policy *mq = __smq_create(cache_size, origin_size, cache_block_size,
+					     false, false, true);
+
+	return mq ? &mq->policy : NULL;
+}
+
+/*----------------------------------------------------------------*/
+
+/*
+ * Version 2 as before: hints are still levels 0-63 of the cache queues,
+ * so hints written by either implementation load into the other.
+ */
+#define SMQ_VERSION {2, 1, 0}
+
+static struct dm_cache_policy_type smq_policy_type = {
+	.name = "smq",
+	.version = SMQ_VERSION,
+	.hint_size = 4,
+	.owner = THIS_MODULE,
+	.create = smq_create
+};
+
+static struct dm_cache_policy_type mq_policy_type = {
+	.name = "mq",
+	.version = SMQ_VERSION,
+	.hint_size = 4,
+	.owner = THIS_MODULE,
+	.create = mq_create,
+};
+
+static struct dm_cache_policy_type cleaner_policy_type = {
+	.name = "cleaner",
+	.version = SMQ_VERSION,
+	.hint_size = 4,
+	.owner = THIS_MODULE,
+	.create = cleaner_create,
+};
+
+static struct dm_cache_policy_type default_policy_type = {
+	.name = "default",
+	.version = SMQ_VERSION,
+	.hint_size = 4,
+	.owner = THIS_MODULE,
+	.create = smq_create,
+	.real = &smq_policy_type
+};
+
+static struct dm_cache_policy_type *const smq_policy_types[] = {
+	&smq_policy_type,
+	&mq_policy_type,
+	&cleaner_policy_type,
+	&default_policy_type,
+};
+
+static void smq_unregister(unsigned int nr)
+{
+	while (nr--)
+		dm_cache_policy_unregister(smq_policy_types[nr]);
+}
+
+static int __init smq_init(void)
+{
+	unsigned int i;
+	int r;
+
+	for (i = 0; i < ARRAY_SIZE(smq_policy_types); i++) {
+		r = dm_cache_policy_register(smq_policy_types[i]);
+		if (r) {
+			DMERR("register failed (as %s) %d", smq_policy_types[i]->name, r);
+			smq_unregister(i);
+			return r;
+		}
+	}
+
+	return 0;
+}
+
+static void __exit smq_exit(void)
+{
+	smq_unregister(ARRAY_SIZE(smq_policy_types));
+}
+
+module_init(smq_init);
+module_exit(smq_exit);
+
+#if IS_ENABLED(CONFIG_DM_CACHE_SMQ_KUNIT_TEST)
+#include "tests/dm_cache_smq_kunit.c"
+#endif
+
+MODULE_AUTHOR("Seed 0c82c0b9 maintainers <maintainers@users.noreply.a-seed-0c82c0b9.example>");
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("smq cache policy");
+
+MODULE_ALIAS("dm-cache-default");
+MODULE_ALIAS("dm-cache-mq");
+MODULE_ALIAS("dm-cache-cleaner");

@@ -1,0 +1,734 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the smq cache policy's internals.  Included at the end
+ * of dm-cache-policy-smq.c, so the static functions are in scope.
+ */
+
+#include <kunit/test.h>
+
+#define TEST_BLOCK_SECTORS 64u	/* 32 KiB, dm-cache's smallest block */
+
+static void destroy_policy_action(void *p)
+{
+	smq_destroy(p);
+}
+
+static struct smq_policy *make_policy(struct kunit *test, unsigned int nr_cblocks,
+				      u64 nr_oblocks, bool cleaner)
+{
+	struct smq_policy *mq;
+
+	mq = __smq_create(to_cblock(nr_cblocks), nr_oblocks * TEST_BLOCK_SECTORS,
+			  TEST_BLOCK_SECTORS, false, !cleaner, cleaner);
+	KUNIT_ASSERT_NOT_NULL(test, mq);
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_policy_action,
+							    &mq->policy));
+	return mq;
+}
+
+static int lookup(struct smq_policy *mq, u64 oblock, int dir, dm_cblock_t *cblock)
+{
+	bool queued;
+
+	return smq_lookup(&mq->policy, to_oblock(oblock), cblock, dir, false, &queued);
+}
+
+static unsigned int residency(struct smq_policy *mq)
+{
+	return from_cblock(smq_residency(&mq->policy));
+}
+
+/* Run every queued piece of work to completion, counting them by kind. */
+static unsigned int run_background_work(struct smq_policy *mq, bool idle, bool success,
+					unsigned int counts[3])
+{
+	struct policy_work *work;
+	unsigned int n = 0;
+
+	while (!smq_get_background_work(&mq->policy, idle, &work)) {
+		if (counts)
+			counts[work->op]++;
+		if (work->op == POLICY_WRITEBACK && success)
+			smq_clear_dirty(&mq->policy, work->cblock);
+		smq_complete_background_work(&mq->policy, work, success);
+		n++;
+	}
+
+	return n;
+}
+
+/* Load @n clean (or dirty) mappings, oblock = base + cblock. */
+static void load_mappings(struct kunit *test, struct smq_policy *mq, unsigned int n,
+			  u64 base, bool dirty, unsigned int level)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, 0, smq_load_mapping(&mq->policy, to_oblock(base + i),
+							   to_cblock(i), dirty, level, true));
+}
+
+/*----------------------------------------------------------------*/
+
+static void smq_test_list(struct kunit *test)
+{
+	struct smq_space es;
+	struct smq_list l;
+	struct smq_entry *e;
+	unsigned int order[5], i = 0;
+
+	KUNIT_ASSERT_EQ(test, 0, space_init(&es, 8));
+	l_init(&l);
+	l_add_tail(&es, &l, to_entry(&es, 1));
+	l_add_tail(&es, &l, to_entry(&es, 2));
+	l_add_head(&es, &l, to_entry(&es, 0));
+	to_entry(&es, 3)->sentinel = true;
+	l_add_before(&es, &l, to_entry(&es, 2), to_entry(&es, 3));
+	l_add_before(&es, &l, to_entry(&es, 0), to_entry(&es, 4));
+	KUNIT_EXPECT_EQ(test, l.nr_elts, 4u);	/* the sentinel does not count */
+
+	for (e = l_head(&es, &l); e && i < ARRAY_SIZE(order); e = l_next(&es, e))
+		order[i++] = to_index(&es, e);
+	KUNIT_EXPECT_EQ(test, i, 5u);
+	KUNIT_EXPECT_EQ(test, order[0], 4u);
+	KUNIT_EXPECT_EQ(test, order[1], 0u);
+	KUNIT_EXPECT_EQ(test, order[2], 1u);
+	KUNIT_EXPECT_EQ(test, order[3], 3u);
+	KUNIT_EXPECT_EQ(test, order[4], 2u);
+
+	/* pop_tail skips sentinels */
+	l_del(&es, &l, to_entry(&es, 2));
+	KUNIT_EXPECT_PTR_EQ(test, l_pop_tail(&es, &l), to_entry(&es, 1));
+	KUNIT_EXPECT_EQ(test, l.nr_elts, 2u);
+	l_del(&es, &l, to_entry(&es, 4));
+	l_del(&es, &l, to_entry(&es, 0));
+	l_del(&es, &l, to_entry(&es, 3));
+	KUNIT_EXPECT_EQ(test, l.nr_elts, 0u);
+	KUNIT_EXPECT_EQ(test, l.head, SMQ_NULL);
+	KUNIT_EXPECT_EQ(test, l.tail, SMQ_NULL);
+	space_exit(&es);
+}
+
+static unsigned int level_size(struct smq_queue *q, unsigned int level)
+{
+	struct smq_entry *e;
+	unsigned int n = 0;
+
+	for (e = l_head(q->es, q->qs + level); e; e = l_next(q->es, e))
+		if (!e->sentinel) {
+			n++;
+			if (e->level != level)
+				return UINT_MAX;
+		}
+
+	return n;
+}
+
+static void smq_test_queue_redistribute(struct kunit *test)
+{
+	struct smq_space es;
+	struct smq_queue *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	unsigned int i, level, total = 0, nr = 1000;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_EQ(test, 0, space_init(&es, nr));
+	q_init(q, &es, NR_LEVELS);
+	q->nr_top_levels = 8;
+	q->nr_in_top_levels = 16;
+	for (i = 0; i < nr; i++) {
+		to_entry(&es, i)->level = 0;
+		q_push(q, to_entry(&es, i));
+	}
+
+	q_redistribute(q);
+	for (level = 0; level < NR_LEVELS; level++) {
+		unsigned int n = level_size(q, level);
+
+		KUNIT_EXPECT_EQ(test, n, q->target_count[level]);
+		KUNIT_EXPECT_EQ(test, n, q->qs[level].nr_elts);
+		total += n;
+	}
+	KUNIT_EXPECT_EQ(test, total, nr);
+	/* 16 entries over the top 8 levels, 984 evenly over the other 56 */
+	for (level = 0; level < NR_LEVELS; level++) {
+		if (level >= NR_LEVELS - 8)
+			KUNIT_EXPECT_EQ(test, q->target_count[level], 2u);
+		else
+			KUNIT_EXPECT_EQ(test, q->target_count[level] - 17, q->target_count[level] > 17);
+	}
+
+	/* The oldest entry stays at the bottom, the youngest climbs. */
+	KUNIT_EXPECT_PTR_EQ(test, l_head(&es, q->qs), to_entry(&es, 0));
+	KUNIT_EXPECT_EQ(test, (unsigned int)to_entry(&es, nr - 1)->level, NR_LEVELS - 1);
+
+	/* Popping takes the oldest of the lowest level. */
+	KUNIT_EXPECT_PTR_EQ(test, q_pop(q), to_entry(&es, 0));
+	KUNIT_EXPECT_EQ(test, q->nr_elts, nr - 1);
+	space_exit(&es);
+}
+
+static void smq_test_requeue(struct kunit *test)
+{
+	struct smq_space es;
+	struct smq_queue *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	struct smq_entry *a, *b, *c;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_EQ(test, 0, space_init(&es, 4));
+	q_init(q, &es, NR_LEVELS);
+	a = to_entry(&es, 0);
+	b = to_entry(&es, 1);
+	c = to_entry(&es, 2);
+	a->level = 3;
+	b->level = 4;
+	c->level = 4;
+	q_push(q, a);
+	q_push(q, b);
+	q_push(q, c);
+
+	/* a swaps with b, the oldest of level 4: sizes are kept */
+	q_requeue(q, a, 1, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, (unsigned int)a->level, 4u);
+	KUNIT_EXPECT_EQ(test, (unsigned int)b->level, 3u);
+	KUNIT_EXPECT_EQ(test, q->qs[3].nr_elts, 1u);
+	KUNIT_EXPECT_EQ(test, q->qs[4].nr_elts, 2u);
+	/* a is the youngest of level 4 now */
+	KUNIT_EXPECT_PTR_EQ(test, l_head(&es, q->qs + 4), c);
+
+	/* at the top level a requeue only makes the entry the youngest */
+	a->level = NR_LEVELS - 1;
+	q_del(q, c);
+	c->level = NR_LEVELS - 1;
+	q_push(q, c);
+	q_requeue(q, c, 4, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->level, NR_LEVELS - 1);
+	KUNIT_EXPECT_EQ(test, q->nr_elts, 3u);
+	space_exit(&es);
+}
+
+static void smq_test_hash(struct kunit *test)
+{
+	struct smq_space es;
+	struct smq_hash_table ht;
+	unsigned int i, nr = 200;
+
+	KUNIT_ASSERT_EQ(test, 0, space_init(&es, nr));
+	KUNIT_ASSERT_EQ(test, 0, h_init(&ht, &es, 16));	/* 16 buckets: long chains */
+	for (i = 0; i < nr; i++) {
+		to_entry(&es, i)->oblock = i * 7919u;
+		h_insert(&ht, to_entry(&es, i));
+	}
+
+	for (i = 0; i < nr; i++)
+		KUNIT_EXPECT_PTR_EQ(test, h_lookup(&ht, i * 7919u), to_entry(&es, i));
+	KUNIT_EXPECT_NULL(test, h_lookup(&ht, 1));
+
+	/* a hit moves to the front of its chain */
+	h_lookup(&ht, 5 * 7919u);
+	KUNIT_EXPECT_EQ(test, ht.buckets[h_bucket(&ht, 5 * 7919u)], 5u);
+
+	for (i = 0; i < nr; i += 2)
+		h_remove(&ht, to_entry(&es, i));
+	for (i = 0; i < nr; i++) {
+		KUNIT_EXPECT_EQ(test, !!h_lookup(&ht, i * 7919u), i & 1);
+		KUNIT_EXPECT_EQ(test, (unsigned int)to_entry(&es, i)->hashed, i & 1);
+	}
+	h_exit(&ht);
+	space_exit(&es);
+}
+
+static void smq_test_allocator(struct kunit *test)
+{
+	struct smq_space es;
+	struct smq_alloc ea;
+	struct smq_entry *e, *first = NULL;
+	unsigned int n = 0;
+
+	KUNIT_ASSERT_EQ(test, 0, space_init(&es, 20));
+	init_allocator(&ea, &es, 4, 10);
+	KUNIT_EXPECT_FALSE(test, allocator_empty(&ea));
+	while ((e = alloc_entry(&ea))) {
+		KUNIT_EXPECT_TRUE(test, (bool)e->allocated);
+		KUNIT_EXPECT_LT(test, get_index(&ea, e), 10u);
+		if (!first)
+			first = e;
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, 10u);
+	KUNIT_EXPECT_TRUE(test, allocator_empty(&ea));
+	KUNIT_EXPECT_NULL(test, alloc_particular_entry(&ea, 3));
+
+	free_entry(&ea, first);
+	KUNIT_EXPECT_EQ(test, ea.nr_allocated, 9u);
+	KUNIT_EXPECT_PTR_EQ(test, alloc_entry(&ea), first);
+	KUNIT_EXPECT_PTR_EQ(test, get_entry(&ea, get_index(&ea, first)), first);
+	space_exit(&es);
+}
+
+static void smq_test_hit_bits(struct kunit *test)
+{
+	struct smq_hit_bits h;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, 0, hit_bits_init(&h, 1000));
+	KUNIT_EXPECT_FALSE(test, hit_bits_test_and_set(&h, 7));
+	KUNIT_EXPECT_TRUE(test, hit_bits_test_and_set(&h, 7));
+	hit_bits_clear_all(&h);
+	KUNIT_EXPECT_FALSE(test, hit_bits_test_and_set(&h, 7));
+
+	/* more than the log holds: cleared all the same */
+	for (i = 0; i < 1000; i += 3)
+		hit_bits_test_and_set(&h, i);
+	hit_bits_clear_all(&h);
+	for (i = 0; i < 1000; i++)
+		KUNIT_EXPECT_FALSE(test, test_bit(i, h.bits));
+	hit_bits_exit(&h);
+}
+
+/*
+ * The promote level follows the cache's hit rate once the cache is full
+ * and is cut by low confidence in the hotspot queue (the tree's max()
+ * clamp made this table dead).
+ */
+static void smq_test_promote_levels(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 64, 4096, false);
+
+	update_promote_levels(mq);
+	KUNIT_EXPECT_EQ(test, mq->read_promote_level, NR_LEVELS / 2);
+
+	load_mappings(test, mq, 64, 0, false, 0);
+	mq->cache_stats.hits = 8;	/* a hit rate of 8/16 */
+	mq->cache_stats.misses = 8;
+	mq->hotspot_stats.hits = 1;	/* well: 1/4 of hotspot lookups on top */
+	mq->hotspot_stats.misses = 3;
+	update_promote_levels(mq);
+	KUNIT_EXPECT_EQ(test, mq->read_promote_level, NR_LEVELS - 7);
+	KUNIT_EXPECT_EQ(test, mq->write_promote_level, NR_LEVELS - 7);
+
+	mq->hotspot_stats.misses = 10;	/* fair: 1/11 */
+	update_promote_levels(mq);
+	KUNIT_EXPECT_EQ(test, mq->read_promote_level, NR_LEVELS - 3);
+
+	mq->hotspot_stats.misses = 100;	/* poor */
+	update_promote_levels(mq);
+	KUNIT_EXPECT_EQ(test, mq->read_promote_level, NR_LEVELS - 1);
+	update_level_jump(mq);
+	KUNIT_EXPECT_EQ(test, mq->hotspot_level_jump, 4u);
+
+	mq->cache_stats.hits = 16;	/* hitting well: promote little */
+	mq->cache_stats.misses = 0;
+	mq->hotspot_stats.misses = 0;
+	update_promote_levels(mq);
+	KUNIT_EXPECT_EQ(test, mq->read_promote_level, NR_LEVELS - 1);
+}
+
+static void smq_test_should_promote(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 16, 4096, false);
+	struct smq_entry hs = { .level = 40 };
+
+	mq->read_promote_level = 41;
+	mq->write_promote_level = 41;
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, &hs, READ, false));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, &hs, WRITE, false));
+	/* a whole-block write costs no origin read: promoted while there is room */
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, &hs, WRITE, true));
+	hs.level = 41;
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, &hs, READ, false));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, NULL, READ, false));
+
+	load_mappings(test, mq, 16, 0, false, 0);
+	hs.level = 0;
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, &hs, WRITE, true));
+}
+
+/* A hot set that fits is promoted and then hits. */
+static void smq_test_hot_set_promoted(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 64, 1u << 16, false);
+	unsigned long now = jiffies;
+	unsigned int round, i, hits = 0, counts[3] = {};
+	dm_cblock_t cblock;
+
+	for (round = 0; round < 200; round++) {
+		for (i = 0; i < 32; i++) {
+			int r = lookup(mq, 1000 + i * 16, READ, &cblock);
+
+			if (round >= 50)
+				hits += !r;
+		}
+		now += HZ / 2;
+		__smq_tick(mq, now);
+		run_background_work(mq, true, true, counts);
+	}
+
+	KUNIT_EXPECT_EQ(test, residency(mq), 32u);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 32u);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_DEMOTE], 0u);
+	/* warm after 50 rounds */
+	KUNIT_EXPECT_EQ(test, hits, 32u * 150u);
+}
+
+/* Promotion, demotion and writeback, completed and failed. */
+static void smq_test_background_work(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 8, 4096, false);
+	struct policy_work *work, *second;
+	dm_cblock_t cblock;
+	unsigned int i;
+
+	/* a whole-block write is promoted at once */
+	KUNIT_EXPECT_EQ(test, -ENOENT, smq_lookup_with_work(&mq->policy, to_oblock(100),
+							    &cblock, WRITE, true, &work));
+	KUNIT_ASSERT_NOT_NULL(test, work);
+	KUNIT_EXPECT_EQ(test, work->op, POLICY_PROMOTE);
+	KUNIT_EXPECT_EQ(test, from_oblock(work->oblock), 100ull);
+	KUNIT_EXPECT_EQ(test, residency(mq), 1u);	/* the block is reserved */
+
+	/* the same block is not queued twice */
+	smq_lookup_with_work(&mq->policy, to_oblock(100), &cblock, WRITE, true, &second);
+	KUNIT_EXPECT_NULL(test, second);
+
+	smq_complete_background_work(&mq->policy, work, false);
+	KUNIT_EXPECT_EQ(test, residency(mq), 0u);
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 100, READ, &cblock));
+
+	smq_lookup_with_work(&mq->policy, to_oblock(100), &cblock, WRITE, true, &work);
+	KUNIT_ASSERT_NOT_NULL(test, work);
+	smq_complete_background_work(&mq->policy, work, true);
+	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 100, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, cblock, work->cblock);
+
+	/* dirty blocks are written back when idle, not when busy */
+	for (i = 1; i < 8; i++) {
+		smq_lookup_with_work(&mq->policy, to_oblock(100 + i), &cblock, WRITE, true, &work);
+		KUNIT_ASSERT_NOT_NULL(test, work);
+		smq_complete_background_work(&mq->policy, work, true);
+		smq_set_dirty(&mq->policy, work->cblock);
+	}
+	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, 7u);
+	KUNIT_EXPECT_EQ(test, -ENODATA, smq_get_background_work(&mq->policy, false, &work));
+
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, true, &work));
+	KUNIT_EXPECT_EQ(test, work->op, POLICY_WRITEBACK);
+	/* a failed writeback leaves the block dirty */
+	smq_complete_background_work(&mq->policy, work, false);
+	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, 7u);
+	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, NULL), 7u);
+	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, 0u);
+	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, 8u);
+
+	/*
+	 * A full cache demotes to make room, from the lower levels: spread
+	 * the promoted blocks, which entered at the top, first.
+	 */
+	KUNIT_EXPECT_TRUE(test, allocator_empty(&mq->cache_alloc));
+	__smq_tick(mq, jiffies + CACHE_UPDATE_PERIOD + 1);
+	queue_promotion(mq, to_oblock(999), NULL);
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
+	KUNIT_EXPECT_EQ(test, work->op, POLICY_DEMOTE);
+	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, 7u);
+	smq_complete_background_work(&mq->policy, work, false);
+	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, 8u);
+	KUNIT_EXPECT_EQ(test, residency(mq), 8u);
+
+	queue_promotion(mq, to_oblock(999), NULL);
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
+	i = from_oblock(work->oblock);
+	smq_complete_background_work(&mq->policy, work, true);
+	KUNIT_EXPECT_EQ(test, residency(mq), 7u);
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, i, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, btracker_nr_demotions_queued(mq->bg_work), 0u);
+}
+
+/*
+ * Sentinels split each level into blocks not requeued for a period and
+ * younger ones; a busy cache writes back only the older.
+ */
+static void smq_test_sentinels(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 4, 4096, false);
+	unsigned long now = jiffies;
+	dm_cblock_t cblock;
+	unsigned int i;
+
+	/* keep redistribution out of this test */
+	mq->next_cache_period = now + 1000 * HZ;
+	load_mappings(test, mq, 4, 0, true, 0);
+	/* loaded blocks are ahead of the sentinels: old */
+	KUNIT_EXPECT_PTR_EQ(test, q_peek(&mq->dirty, NR_LEVELS, false),
+			    cblock_entry(mq, to_cblock(3)));
+
+	/* a hit moves a block behind the sentinels of its new level */
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, READ, &cblock));
+		KUNIT_EXPECT_EQ(test, (unsigned int)cblock_entry(mq, cblock)->level, 1u);
+	}
+	KUNIT_EXPECT_NULL(test, q_peek(&mq->dirty, NR_LEVELS, false));
+	KUNIT_EXPECT_NOT_NULL(test, q_peek(&mq->dirty, NR_LEVELS, true));
+
+	/* two writeback periods later they are old again */
+	now += WRITEBACK_PERIOD + 1;
+	__smq_tick(mq, now);
+	KUNIT_EXPECT_NULL(test, q_peek(&mq->dirty, NR_LEVELS, false));
+	now += WRITEBACK_PERIOD + 1;
+	__smq_tick(mq, now);
+	KUNIT_EXPECT_NOT_NULL(test, q_peek(&mq->dirty, NR_LEVELS, false));
+
+	/* the same for demote sentinels in the clean queue */
+	for (i = 0; i < 4; i++)
+		smq_clear_dirty(&mq->policy, to_cblock(i));
+	KUNIT_EXPECT_NULL(test, q_peek(&mq->clean, NR_LEVELS, false));
+	now += DEMOTE_PERIOD + 1;
+	__smq_tick(mq, now);
+	now += DEMOTE_PERIOD + 1;
+	__smq_tick(mq, now);
+	KUNIT_EXPECT_NOT_NULL(test, q_peek(&mq->clean, NR_LEVELS, false));
+}
+
+static void smq_test_hints(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 70, 4096, false);
+	unsigned int i;
+
+	for (i = 0; i < 64; i++)
+		KUNIT_ASSERT_EQ(test, 0, smq_load_mapping(&mq->policy, to_oblock(500 + i),
+							   to_cblock(i), i & 1, i, true));
+	KUNIT_ASSERT_EQ(test, 0, smq_load_mapping(&mq->policy, to_oblock(600), to_cblock(64),
+						   false, 1000, true));
+	KUNIT_ASSERT_EQ(test, 0, smq_load_mapping(&mq->policy, to_oblock(601), to_cblock(65),
+						   false, 5, false));
+	for (i = 0; i < 64; i++)
+		KUNIT_EXPECT_EQ(test, smq_get_hint(&mq->policy, to_cblock(i)), i);
+	KUNIT_EXPECT_EQ(test, smq_get_hint(&mq->policy, to_cblock(64)), NR_LEVELS - 1);
+	KUNIT_EXPECT_LT(test, smq_get_hint(&mq->policy, to_cblock(65)), NR_LEVELS);
+	KUNIT_EXPECT_EQ(test, smq_get_hint(&mq->policy, to_cblock(66)), 0u);
+	KUNIT_EXPECT_EQ(test, smq_get_hint(&mq->policy, to_cblock(1000)), 0u);
+	KUNIT_EXPECT_EQ(test, residency(mq), 66u);
+	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, 32u);
+	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, 34u);
+}
+
+static void smq_test_invalidate(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 8, 4096, false);
+	struct policy_work *work;
+	dm_cblock_t cblock;
+
+	load_mappings(test, mq, 4, 10, true, 0);
+	KUNIT_EXPECT_EQ(test, 0, smq_invalidate_mapping(&mq->policy, to_cblock(0)));
+	KUNIT_EXPECT_EQ(test, -ENODATA, smq_invalidate_mapping(&mq->policy, to_cblock(0)));
+	KUNIT_EXPECT_EQ(test, -ENODATA, smq_invalidate_mapping(&mq->policy, to_cblock(7)));
+	KUNIT_EXPECT_EQ(test, -ENODATA, smq_invalidate_mapping(&mq->policy, to_cblock(9999)));
+	KUNIT_EXPECT_EQ(test, residency(mq), 3u);
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 10, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, 3u);
+
+	/* invalidated while its writeback runs: freed when the work completes */
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, true, &work));
+	KUNIT_EXPECT_EQ(test, 0, smq_invalidate_mapping(&mq->policy, work->cblock));
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, from_oblock(work->oblock), READ, &cblock));
+	KUNIT_EXPECT_EQ(test, residency(mq), 3u);
+	smq_complete_background_work(&mq->policy, work, true);
+	KUNIT_EXPECT_EQ(test, residency(mq), 2u);
+
+	/* a pending promotion is not a mapping yet */
+	smq_lookup_with_work(&mq->policy, to_oblock(77), &cblock, WRITE, true, &work);
+	KUNIT_ASSERT_NOT_NULL(test, work);
+	KUNIT_EXPECT_EQ(test, -ENODATA, smq_invalidate_mapping(&mq->policy, work->cblock));
+	smq_complete_background_work(&mq->policy, work, true);
+	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 77, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, residency(mq), 3u);
+}
+
+static void smq_test_bad_input(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 8, 4096, false);
+	struct smq_policy *mq_alias;
+	char buf[128];
+	ssize_t sz = 0;
+
+	KUNIT_EXPECT_EQ(test, -EINVAL, smq_load_mapping(&mq->policy, to_oblock(1), to_cblock(8),
+							 false, 0, false));
+	KUNIT_EXPECT_EQ(test, 0, smq_load_mapping(&mq->policy, to_oblock(1), to_cblock(2),
+						   false, 0, false));
+	KUNIT_EXPECT_EQ(test, -EINVAL, smq_load_mapping(&mq->policy, to_oblock(2), to_cblock(2),
+							 false, 0, false));
+	KUNIT_EXPECT_EQ(test, -EINVAL, smq_load_mapping(&mq->policy, to_oblock(1), to_cblock(3),
+							 false, 0, false));
+	KUNIT_EXPECT_EQ(test, residency(mq), 1u);
+
+	KUNIT_EXPECT_EQ(test, -EINVAL, mq->policy.set_config_value(&mq->policy, "foo", "1"));
+	KUNIT_EXPECT_EQ(test, 0, mq->policy.emit_config_values(&mq->policy, buf, sizeof(buf), &sz));
+	KUNIT_EXPECT_STREQ(test, buf, "0 ");
+
+	mq_alias = __smq_create(to_cblock(8), 4096 * TEST_BLOCK_SECTORS, TEST_BLOCK_SECTORS,
+				true, true, false);
+	KUNIT_ASSERT_NOT_NULL(test, mq_alias);
+	KUNIT_EXPECT_EQ(test, 0, mq_alias->policy.set_config_value(&mq_alias->policy,
+								    "random_threshold", "4"));
+	KUNIT_EXPECT_EQ(test, 0, mq_alias->policy.set_config_value(&mq_alias->policy,
+								    "WRITE_PROMOTE_ADJUSTMENT", "0"));
+	KUNIT_EXPECT_EQ(test, -EINVAL, mq_alias->policy.set_config_value(&mq_alias->policy,
+									  "random_threshold", "-1"));
+	KUNIT_EXPECT_EQ(test, -EINVAL, mq_alias->policy.set_config_value(&mq_alias->policy,
+									  "random_threshold", "x"));
+	KUNIT_EXPECT_EQ(test, -EINVAL,
+			mq_alias->policy.set_config_value(&mq_alias->policy, "random_threshold",
+							  "999999999999999999999999"));
+	KUNIT_EXPECT_EQ(test, -EINVAL, mq_alias->policy.set_config_value(&mq_alias->policy,
+									  "migration", "1"));
+	sz = 0;
+	mq_alias->policy.emit_config_values(&mq_alias->policy, buf, sizeof(buf), &sz);
+	KUNIT_EXPECT_STREQ(test, buf,
+			   "10 random_threshold 0 sequential_threshold 0 discard_promote_adjustment 0 read_promote_adjustment 0 write_promote_adjustment 0 ");
+	smq_destroy(&mq_alias->policy);
+}
+
+/* Exercise a policy of odd proportions through fill, hit and eviction. */
+static void churn(struct kunit *test, struct smq_policy *mq, u64 nr_oblocks)
+{
+	unsigned long now = jiffies;
+	unsigned int i, hits = 0;
+	dm_cblock_t cblock;
+
+	for (i = 0; i < 4000; i++) {
+		hits += !lookup(mq, (i * 7u) % nr_oblocks, i & 1 ? WRITE : READ, &cblock);
+		if (!(i % 50)) {
+			now += HZ;
+			__smq_tick(mq, now);
+		}
+		run_background_work(mq, true, true, NULL);
+	}
+	KUNIT_EXPECT_LE(test, residency(mq), from_cblock(mq->cache_size));
+	KUNIT_EXPECT_LE(test, (u64)residency(mq), nr_oblocks);
+}
+
+static void smq_test_odd_sizes(struct kunit *test)
+{
+	struct smq_policy *mq;
+
+	/* one cache block */
+	churn(test, make_policy(test, 1, 4096, false), 4096);
+	/* an origin smaller than one hotspot block */
+	mq = make_policy(test, 16, 3, false);
+	KUNIT_EXPECT_EQ(test, mq->cache_blocks_per_hotspot_block, 1u);
+	churn(test, mq, 3);
+	/* a cache larger than the origin */
+	mq = make_policy(test, 1024, 100, false);
+	churn(test, mq, 100);
+	KUNIT_EXPECT_LE(test, mq->nr_hotspot_blocks, 100u);
+	/* no cache at all */
+	churn(test, make_policy(test, 0, 4096, false), 4096);
+
+	KUNIT_EXPECT_NULL(test, __smq_create(to_cblock(SMQ_MAX_CACHE_BLOCKS + 1),
+					     (u64)SMQ_MAX_CACHE_BLOCKS * 128, 64, false, true, false));
+	KUNIT_EXPECT_NULL(test, __smq_create(to_cblock(1024), (1ull << 33) * 64, 64,
+					     false, true, false));
+}
+
+static void smq_test_large_cache(struct kunit *test)
+{
+	struct smq_policy *mq = __smq_create(to_cblock(1u << 24), (1ull << 26) * 64, 64,
+					     false, true, false);
+	dm_cblock_t cblock;
+
+	if (!mq) {
+		kunit_skip(test, "no memory for 2^24 cache blocks here");
+		return;
+	}
+	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_policy_action,
+							    &mq->policy));
+	KUNIT_EXPECT_EQ(test, mq->nr_hotspot_blocks, 1u << 22);
+	KUNIT_EXPECT_EQ(test, 0, smq_load_mapping(&mq->policy, to_oblock((1ull << 26) - 1),
+						   to_cblock((1u << 24) - 1), true, 63, true));
+	KUNIT_EXPECT_EQ(test, 0, lookup(mq, (1ull << 26) - 1, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, from_cblock(cblock), (1u << 24) - 1);
+}
+
+static void smq_test_cleaner(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 16, 4096, true);
+	unsigned int i, counts[3] = {};
+	unsigned long now = jiffies;
+	dm_cblock_t cblock;
+
+	load_mappings(test, mq, 8, 0, true, 10);
+	for (i = 0; i < 200; i++) {
+		lookup(mq, 1000 + i % 4, READ, &cblock);
+		now += HZ;
+		__smq_tick(mq, now);
+	}
+	/* busy, yet everything is written back; nothing moves in or out */
+	run_background_work(mq, false, true, counts);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_WRITEBACK], 8u);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 0u);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_DEMOTE], 0u);
+	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, 0u);
+	KUNIT_EXPECT_EQ(test, residency(mq), 8u);
+}
+
+/* The names lvm2 and dmsetup use all reach this implementation. */
+static void smq_test_registration(struct kunit *test)
+{
+	static const char * const names[][2] = {
+		{ "smq", "smq" }, { "mq", "mq" }, { "cleaner", "cleaner" }, { "default", "smq" },
+	};
+	struct dm_cache_policy *p;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		p = dm_cache_policy_create(names[i][0], to_cblock(16), 4096 * 64, 64);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
+		KUNIT_EXPECT_STREQ(test, dm_cache_policy_get_name(p), names[i][1]);
+		KUNIT_EXPECT_EQ(test, dm_cache_policy_get_version(p)[0], 2u);
+		KUNIT_EXPECT_EQ(test, dm_cache_policy_get_hint_size(p), (size_t)4);
+		KUNIT_EXPECT_PTR_EQ(test, (void *)p->lookup, (void *)smq_lookup);
+		dm_cache_policy_destroy(p);
+	}
+}
+
+/* Memory per cache block at 1M blocks, from the sizes really allocated. */
+static void smq_test_memory(struct kunit *test)
+{
+	unsigned int nr = 1u << 20;
+	struct smq_policy *mq = make_policy(test, nr, 16ull * nr, false);
+	size_t bytes = smq_memory_bytes(mq);
+	unsigned int centi = div_u64((u64)bytes * 100u, nr);
+
+	kunit_info(test, "%zu bytes for %u cache blocks", bytes, nr);
+	pr_info("RESULT smq_bytes_per_block %u.%02u\n", centi / 100, centi % 100);
+	KUNIT_EXPECT_EQ(test, sizeof(struct smq_entry), (size_t)16);
+	KUNIT_EXPECT_LE(test, centi, 2400u);
+}
+
+static struct kunit_case smq_test_cases[] = {
+	KUNIT_CASE(smq_test_list),
+	KUNIT_CASE(smq_test_queue_redistribute),
+	KUNIT_CASE(smq_test_requeue),
+	KUNIT_CASE(smq_test_hash),
+	KUNIT_CASE(smq_test_allocator),
+	KUNIT_CASE(smq_test_hit_bits),
+	KUNIT_CASE(smq_test_promote_levels),
+	KUNIT_CASE(smq_test_should_promote),
+	KUNIT_CASE(smq_test_hot_set_promoted),
+	KUNIT_CASE(smq_test_background_work),
+	KUNIT_CASE(smq_test_sentinels),
+	KUNIT_CASE(smq_test_hints),
+	KUNIT_CASE(smq_test_invalidate),
+	KUNIT_CASE(smq_test_bad_input),
+	KUNIT_CASE(smq_test_odd_sizes),
+	KUNIT_CASE_SLOW(smq_test_large_cache),
+	KUNIT_CASE(smq_test_cleaner),
+	KUNIT_CASE(smq_test_registration),
+	KUNIT_CASE(smq_test_memory),
+	{}
+};
+
+static struct kunit_suite smq_test_suite = {
+	.name = "dm_cache_smq",
+	.test_cases = smq_test_cases,
+};
+
+kunit_test_suite(smq_test_suite);
