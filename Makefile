@@ -6,7 +6,7 @@
 #   make patches   export the series and prove it applies and builds
 #   make check     checkpatch, sparse and W=1 on our files
 
-.PHONY: test demo shell patches check kernel clean-cache
+.PHONY: test demo shell patches check kernel clean-cache fuzz
 
 test:
 	lab/test.sh $(T)
@@ -29,3 +29,6 @@ check:
 
 clean-cache:
 	@. lab/lib.sh && echo "removing $$LAB_CACHE" && rm -rf "$$LAB_CACHE"
+
+fuzz:
+	$(MAKE) -C harness fuzz FUZZ_TIME=$(or $(FUZZ_TIME),3600)

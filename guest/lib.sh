@@ -70,3 +70,96 @@ test_thermal_zone() {
 	done
 	return 1
 }
+
+# --- dm-cache helpers ---------------------------------------------------
+# Devices carved from the brd ramdisks: metadata and cache on ram0/ram1,
+# the origin on ram2 behind dm-delay so that it is the slow device.
+META_MB=16
+CACHE_MB=${CACHE_MB:-64}
+ORIGIN_MB=${ORIGIN_MB:-256}
+BLOCK_SECTORS=${BLOCK_SECTORS:-128}
+DELAY_MS=${DELAY_MS:-1}
+
+dm_node() { dmsetup mknodes "$1" >/dev/null 2>&1; echo "/dev/mapper/$1"; }
+
+setup_cache_devs() {
+	dmsetup create lab-meta --table "0 $((META_MB * 2048)) linear /dev/ram0 0" &&
+	dmsetup create lab-fast --table "0 $((CACHE_MB * 2048)) linear /dev/ram1 0" &&
+	dmsetup create lab-origin --table "0 $((ORIGIN_MB * 2048)) delay /dev/ram2 0 $DELAY_MS" &&
+	dm_node lab-meta >/dev/null && dm_node lab-fast >/dev/null && dm_node lab-origin >/dev/null
+}
+
+teardown_cache_devs() {
+	for d in lab-cache lab-origin lab-fast lab-meta; do
+		dmsetup remove "$d" 2>/dev/null
+	done
+	return 0
+}
+
+zero_metadata() { dd if=/dev/zero of=/dev/mapper/lab-meta bs=1M count=1 2>/dev/null; }
+
+# cache_table <mode> <policy> [policy args...]
+cache_table() {
+	mode=$1
+	policy=$2
+	shift 2
+	echo "0 $((ORIGIN_MB * 2048)) cache /dev/mapper/lab-meta /dev/mapper/lab-fast" \
+		"/dev/mapper/lab-origin $BLOCK_SECTORS 1 $mode $policy $# $*"
+}
+
+# create_cache <mode> <policy> [policy args...]
+create_cache() {
+	dmsetup create lab-cache --table "$(cache_table "$@")" && dm_node lab-cache >/dev/null
+}
+
+# reload_cache <mode> <policy> [args]: a new table, through suspend/resume.
+reload_cache() {
+	dmsetup reload lab-cache --table "$(cache_table "$@")" &&
+	dmsetup suspend lab-cache && dmsetup resume lab-cache
+}
+
+# cache_field <name>: one field of the cache's status line.
+cache_field() {
+	set -- "$1" $(dmsetup status lab-cache)
+	case $1 in
+	used) echo "${8%/*}" ;;
+	read_hits) echo "$9" ;;
+	read_misses) echo "${10}" ;;
+	write_hits) echo "${11}" ;;
+	write_misses) echo "${12}" ;;
+	demotions) echo "${13}" ;;
+	promotions) echo "${14}" ;;
+	dirty) echo "${15}" ;;
+	policy) shift 15; n=$1; shift $((n + 1)); n=$1; shift $((n + 1)); echo "$1" ;;
+	esac
+}
+
+# fio_verify <device> <write|verify> [fio args...]: random 64k writes with
+# a fixed seed, or a verify-only pass over what such a run wrote.
+fio_verify() {
+	dev=$1
+	what=$2
+	shift 2
+	set -- --name=v --filename="$dev" --rw=randwrite --bs=64k --size="${FIO_SIZE:-32M}" \
+		--ioengine=psync --direct=1 --randseed=4242 --verify=crc32c \
+		--verify_fatal=1 --output-format=terse "$@"
+	if [ "$what" = verify ]; then
+		fio "$@" --verify_only=1 >/tmp/fio.out 2>&1
+	else
+		fio "$@" --do_verify=1 >/tmp/fio.out 2>&1
+	fi
+	rc=$?
+	[ $rc -eq 0 ] || tail -n 5 /tmp/fio.out
+	return $rc
+}
+
+# wait_until <seconds> <command...>: poll once a second.
+wait_until() {
+	n=$1
+	shift
+	while ! "$@"; do
+		n=$((n - 1))
+		[ $n -gt 0 ] || return 1
+		sleep 1
+	done
+}

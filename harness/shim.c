@@ -109,7 +109,7 @@ static struct {
 	struct dm_cache_policy_type *type;
 } registry[MAX_TYPES];
 static unsigned int nr_registered;
-static const char *registering_flavour = "";
+const char *registering_flavour = "";
 
 int dm_cache_policy_register(struct dm_cache_policy_type *type)
 {
@@ -140,21 +140,6 @@ static struct dm_cache_policy_type *find_type(const char *flavour, const char *n
 		if (!strcmp(registry[i].flavour, flavour) && !strcmp(registry[i].type->name, name))
 			return registry[i].type;
 	return NULL;
-}
-
-int harness_init_flavours(void)
-{
-	int r;
-
-	btracker_work_cache = KMEM_CACHE(bt_work, 0);
-	registering_flavour = "ours";
-	r = ours_init();
-	if (r)
-		return r;
-	registering_flavour = "tree";
-	r = tree_init();
-	registering_flavour = "";
-	return r;
 }
 
 struct dm_cache_policy *harness_policy_create(const char *flavour, const char *name,

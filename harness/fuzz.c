@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * libFuzzer target: random operation sequences against our smq policy,
+ * played as the cache target would play them, with the policy's
+ * invariants checked after every operation.
+ *
+ * The kernel file is included, not copied, so that the checks can see
+ * its internals; it is compiled unmodified.
+ */
+#define HARNESS_INIT fuzz_policy_init
+#define HARNESS_EXIT fuzz_policy_exit
+#include "../kernel/drivers/md/dm-cache-policy-smq.c"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#define MAX_CBLOCKS 64
+#define MAX_OBLOCKS 512
+#define MAX_WORK 64
+
+struct input {
+	const uint8_t *p;
+	size_t n;
+};
+
+static unsigned int next_byte(struct input *in)
+{
+	if (!in->n)
+		return 0;
+	in->n--;
+	return *in->p++;
+}
+
+static unsigned int next_u16(struct input *in)
+{
+	return next_byte(in) | next_byte(in) << 8;
+}
+
+#define CHECK(cond, ...) do {							\
+	if (!(cond)) {								\
+		fprintf(stderr, "invariant broken: %s: ", #cond);		\
+		fprintf(stderr, __VA_ARGS__);					\
+		fprintf(stderr, "\n");						\
+		abort();							\
+	}									\
+} while (0)
+
+/* What the target knows: its mappings, dirty bits and migrations in flight. */
+struct target {
+	struct smq_policy *mq;
+	int64_t mapped[MAX_CBLOCKS];	/* oblock, or -1 */
+	bool dirty[MAX_CBLOCKS];
+	struct policy_work *issued[MAX_WORK];
+	unsigned int nr_issued;
+	unsigned int nr_cblocks;
+};
+
+static unsigned int count_list(struct smq_queue *q, unsigned int level, unsigned char *seen,
+			       unsigned int tag)
+{
+	struct smq_entry *e;
+	unsigned int n = 0, steps = 0;
+
+	for (e = l_head(q->es, q->qs + level); e; e = l_next(q->es, e)) {
+		unsigned int i = to_index(q->es, e);
+
+		CHECK(++steps <= q->es->nr_entries, "cycle in level %u", level);
+		CHECK(e->level == level, "entry %u in list %u has level %u", i, level, e->level);
+		if (e->sentinel)
+			continue;
+		CHECK(!seen[i], "entry %u in two lists", i);
+		seen[i] = tag;
+		n++;
+	}
+	return n;
+}
+
+static void check_queue(struct smq_queue *q, unsigned char *seen, unsigned int tag)
+{
+	unsigned int level, total = 0, n;
+
+	for (level = 0; level < q->nr_levels; level++) {
+		n = count_list(q, level, seen, tag);
+		CHECK(n == q->qs[level].nr_elts, "level %u counts %u, holds %u", level,
+		      q->qs[level].nr_elts, n);
+		total += n;
+	}
+	CHECK(total == q->nr_elts, "queue counts %u, holds %u", q->nr_elts, total);
+}
+
+static void check_invariants(struct target *t)
+{
+	struct smq_policy *mq = t->mq;
+	unsigned int i, j, allocated = 0, nr = mq->es.nr_entries;
+	unsigned char *seen = calloc(nr, 1);
+
+	check_queue(&mq->clean, seen, 1);
+	check_queue(&mq->dirty, seen, 2);
+	check_queue(&mq->hotspot, seen, 3);
+
+	for (i = 0; i < t->nr_cblocks; i++) {
+		struct smq_entry *e = get_entry(&mq->cache_alloc, i);
+		unsigned int idx = to_index(&mq->es, e);
+
+		if (!e->allocated) {
+			CHECK(!seen[idx], "free cache block %u is queued", i);
+			CHECK(t->mapped[i] < 0, "cache block %u mapped by the target, free in the policy", i);
+			continue;
+		}
+		allocated++;
+		if (e->pending_work)
+			CHECK(!seen[idx], "cache block %u with work pending is queued", i);
+		else
+			CHECK(seen[idx] == (e->dirty ? 2 : 1), "cache block %u (dirty %d) not in its queue",
+			      i, e->dirty);
+		if (e->hashed) {
+			CHECK(h_lookup(&mq->table, e->oblock) == e, "cache block %u not found by its oblock", i);
+			CHECK(!e->invalidated, "invalidated block %u still hashed", i);
+		}
+		if (t->mapped[i] >= 0) {
+			CHECK(e->hashed && e->oblock == t->mapped[i],
+			      "cache block %u: target maps oblock %lld, policy %u (hashed %d)", i,
+			      (long long)t->mapped[i], e->oblock, e->hashed);
+			CHECK(e->dirty == t->dirty[i], "cache block %u dirty %d, target says %d", i,
+			      e->dirty, t->dirty[i]);
+		}
+	}
+	CHECK(allocated == mq->cache_alloc.nr_allocated, "allocator counts %u, %u allocated",
+	      mq->cache_alloc.nr_allocated, allocated);
+	CHECK(allocated == from_cblock(smq_residency(&mq->policy)), "residency");
+
+	/* no oblock mapped twice */
+	for (i = 0; i < t->nr_cblocks; i++)
+		for (j = i + 1; j < t->nr_cblocks; j++)
+			if (get_entry(&mq->cache_alloc, i)->hashed && get_entry(&mq->cache_alloc, j)->hashed)
+				CHECK(get_entry(&mq->cache_alloc, i)->oblock !=
+				      get_entry(&mq->cache_alloc, j)->oblock,
+				      "oblock mapped by cache blocks %u and %u", i, j);
+
+	/* background work never holds a block twice */
+	for (i = 0; i < t->nr_issued; i++)
+		for (j = i + 1; j < t->nr_issued; j++) {
+			CHECK(t->issued[i]->cblock != t->issued[j]->cblock, "cblock issued twice");
+			CHECK(t->issued[i]->oblock != t->issued[j]->oblock, "oblock issued twice");
+		}
+
+	for (i = 0; i < mq->nr_hotspot_blocks; i++) {
+		struct smq_entry *e = get_entry(&mq->hotspot_alloc, i);
+
+		if (e->allocated)
+			CHECK(seen[to_index(&mq->es, e)] == 3 && h_lookup(&mq->hotspot_table, e->oblock) == e,
+			      "hotspot entry %u lost", i);
+	}
+	free(seen);
+}
+
+/* mg_complete(), success or failure. */
+static void complete(struct target *t, unsigned int k, bool success)
+{
+	struct policy_work *w = t->issued[k], copy = *w;	/* freed on completion */
+	unsigned int cb = from_cblock(w->cblock);
+	bool was_mapped = t->mapped[cb] >= 0;
+
+	t->issued[k] = t->issued[--t->nr_issued];
+	switch (w->op) {
+	case POLICY_PROMOTE:
+		CHECK(!was_mapped, "promotion into mapped cache block %u", cb);
+		smq_complete_background_work(&t->mq->policy, w, success);
+		if (success) {
+			t->mapped[cb] = from_oblock(copy.oblock);
+			t->dirty[cb] = false;
+			smq_clear_dirty(&t->mq->policy, to_cblock(cb));
+		}
+		break;
+	case POLICY_DEMOTE:
+		if (success) {
+			t->dirty[cb] = false;
+			smq_clear_dirty(&t->mq->policy, to_cblock(cb));
+		}
+		smq_complete_background_work(&t->mq->policy, w, success);
+		if (success)
+			t->mapped[cb] = -1;
+		break;
+	case POLICY_WRITEBACK:
+		if (success) {
+			t->dirty[cb] = false;
+			smq_clear_dirty(&t->mq->policy, to_cblock(cb));
+		}
+		smq_complete_background_work(&t->mq->policy, w, success);
+		break;
+	}
+	/* a block invalidated while its work ran is gone once the work is */
+	if (!get_entry(&t->mq->cache_alloc, cb)->allocated)
+		t->mapped[cb] = -1;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const char *const keys[] = { "random_threshold", "foo", "sequential_threshold", "" };
+	static const char *const vals[] = { "1", "-1", "x", "99999999999999999999" };
+	struct input in = { data, size };
+	struct target t = { 0 };
+	unsigned int i, op, nr_ops = 0;
+	bool mimic_mq, cleaner;
+
+	if (!btracker_work_cache)
+		btracker_work_cache = KMEM_CACHE(bt_work, 0);
+
+	t.nr_cblocks = next_byte(&in) % MAX_CBLOCKS;
+	mimic_mq = next_byte(&in) & 1;
+	cleaner = next_byte(&in) % 8 == 0;
+	t.mq = __smq_create(to_cblock(t.nr_cblocks), (sector_t)(1 + next_u16(&in) % MAX_OBLOCKS) * 8,
+			    8, mimic_mq, !cleaner, cleaner);
+	if (!t.mq)
+		return 0;
+	for (i = 0; i < MAX_CBLOCKS; i++)
+		t.mapped[i] = -1;
+
+	/* mappings from "metadata", possibly bad */
+	for (i = next_byte(&in) % 16; i > 0; i--) {
+		unsigned int cb = next_byte(&in) % (MAX_CBLOCKS + 2), ob = next_u16(&in) % MAX_OBLOCKS;
+		bool dirty = next_byte(&in) & 1;
+		unsigned int hint = next_byte(&in);
+
+		if (!smq_load_mapping(&t.mq->policy, to_oblock(ob), to_cblock(cb), dirty, hint, hint & 1)) {
+			CHECK(cb < t.nr_cblocks && t.mapped[cb] < 0, "bad mapping %u accepted", cb);
+			t.mapped[cb] = ob;
+			t.dirty[cb] = dirty;
+		}
+	}
+	check_invariants(&t);
+
+	while (in.n && nr_ops++ < 2000) {
+		op = next_byte(&in) % 10;
+		switch (op) {
+		case 0: case 1: case 2: {	/* I/O through the map path */
+			unsigned int ob = next_u16(&in) % MAX_OBLOCKS, flags = next_byte(&in);
+			bool write = flags & 1, whole = flags & 2;
+			struct policy_work *w = NULL;
+			dm_cblock_t cb;
+			bool queued;
+			int r;
+
+			if (whole && write && !cleaner) {
+				r = smq_lookup_with_work(&t.mq->policy, to_oblock(ob), &cb, WRITE, true, &w);
+				if (r == -ENOENT && w) {
+					CHECK(t.nr_issued < MAX_WORK, "too much work");
+					t.issued[t.nr_issued++] = w;
+					/* the overwrite: promoted, then dirty */
+					cb = w->cblock;
+					complete(&t, t.nr_issued - 1, !(flags & 4));
+					if (!(flags & 4)) {
+						t.dirty[from_cblock(cb)] = true;
+						smq_set_dirty(&t.mq->policy, cb);
+					}
+					break;
+				}
+			} else {
+				r = smq_lookup(&t.mq->policy, to_oblock(ob), &cb, write, false, &queued);
+			}
+			CHECK(r == 0 || r == -ENOENT, "lookup returned %d", r);
+			if (!r) {
+				CHECK(from_cblock(cb) < t.nr_cblocks && t.mapped[from_cblock(cb)] == ob,
+				      "hit on oblock %u in cache block %u, mapped to %lld", ob,
+				      from_cblock(cb), (long long)t.mapped[from_cblock(cb)]);
+				if (write && !t.dirty[from_cblock(cb)]) {
+					t.dirty[from_cblock(cb)] = true;
+					smq_set_dirty(&t.mq->policy, cb);
+				}
+			} else {
+				for (i = 0; i < t.nr_cblocks; i++)
+					CHECK(t.mapped[i] != ob, "miss on mapped oblock %u", ob);
+			}
+			break;
+		}
+		case 3: case 4: {		/* the migration worker */
+			struct policy_work *w;
+
+			if (t.nr_issued < MAX_WORK &&
+			    !smq_get_background_work(&t.mq->policy, next_byte(&in) & 1, &w)) {
+				if (w->op != POLICY_PROMOTE)
+					CHECK(t.mapped[from_cblock(w->cblock)] == from_oblock(w->oblock) ||
+					      !get_entry(&t.mq->cache_alloc, from_cblock(w->cblock))->hashed,
+					      "work on an unmapped block");
+				if (cleaner)
+					CHECK(w->op == POLICY_WRITEBACK, "cleaner migrates");
+				t.issued[t.nr_issued++] = w;
+			}
+			break;
+		}
+		case 5:				/* a migration ends */
+			if (t.nr_issued)
+				complete(&t, next_byte(&in) % t.nr_issued, next_byte(&in) % 4);
+			break;
+		case 6: {			/* passthrough write or message: invalidate */
+			unsigned int cb = next_byte(&in) % (MAX_CBLOCKS + 1);
+			int r = smq_invalidate_mapping(&t.mq->policy, to_cblock(cb));
+
+			if (!r) {
+				CHECK(cb < t.nr_cblocks && t.mapped[cb] >= 0, "invalidated unmapped %u", cb);
+				t.mapped[cb] = -1;
+			} else {
+				CHECK(r == -ENODATA, "invalidate returned %d", r);
+				CHECK(cb >= t.nr_cblocks || t.mapped[cb] < 0, "could not invalidate %u", cb);
+			}
+			break;
+		}
+		case 7:				/* time passes */
+			jiffies += next_byte(&in) * (HZ / 4);
+			smq_tick(&t.mq->policy, next_byte(&in) & 1);
+			break;
+		case 8: {			/* a table's policy arguments */
+			unsigned int k = next_byte(&in);
+			int r = t.mq->policy.set_config_value(&t.mq->policy, keys[k % 4], vals[(k >> 2) % 4]);
+			char buf[256];
+			ssize_t sz = 0;
+
+			CHECK(r == 0 || r == -EINVAL, "set_config_value returned %d", r);
+			t.mq->policy.emit_config_values(&t.mq->policy, buf, sizeof(buf), &sz);
+			break;
+		}
+		case 9:				/* hints are written on suspend */
+			for (i = 0; i < t.nr_cblocks; i++)
+				CHECK(smq_get_hint(&t.mq->policy, to_cblock(i)) < NR_LEVELS, "hint range");
+			break;
+		}
+		check_invariants(&t);
+	}
+
+	while (t.nr_issued)
+		complete(&t, 0, true);
+	check_invariants(&t);
+	smq_destroy(&t.mq->policy);
+	return 0;
+}

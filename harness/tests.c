@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tests of the harness itself, in TAP: LRU and OPT against hand-computed
+ * traces, each trace reader against known records of the real files, the
+ * generators, and both policies behind the shims.
+ *
+ *   tests [TRACES_DIR]
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "shim.h"
+#include "dm-cache-policy-internal.h"
+#include "sim.h"
+#include "trace.h"
+
+static int nr_tests;
+static int nr_failed;
+static const char *traces_dir = "../../shared/traces";
+
+static void ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	nr_tests++;
+	if (!cond)
+		nr_failed++;
+	printf("%sok %d - ", cond ? "" : "not ", nr_tests);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+#define is_u64(got, want, what) \
+	ok((uint64_t)(got) == (uint64_t)(want), "%s: %" PRIu64 " (want %" PRIu64 ")", what, \
+	   (uint64_t)(got), (uint64_t)(want))
+
+static void make_trace(struct trace *t, const char *blocks, bool write)
+{
+	size_t i;
+
+	trace_init(t, "hand");
+	for (i = 0; blocks[i]; i++)
+		trace_add(t, blocks[i] - 'A', 1, write, true, i * 1000);
+	trace_finish(t);
+}
+
+static struct sim_stats run(const struct trace *t, const char *policy, uint64_t cache_blocks)
+{
+	struct sim_config cfg = { .policy = policy, .cache_blocks = cache_blocks,
+				  .block_sectors = 8, .mode = MODE_WRITEBACK,
+				  .migration_threshold = 2048, .copy_us = 1000, .tick_every = 1 };
+	struct sim_stats st;
+
+	if (sim_run(t, &cfg, &st))
+		memset(&st, 0xff, sizeof(st));
+	return st;
+}
+
+static void test_lru_opt(void)
+{
+	struct trace t;
+	struct sim_stats s;
+
+	/* A B A C B A, two blocks: LRU hits only the second A */
+	make_trace(&t, "ABACBA", false);
+	s = run(&t, "lru", 2);
+	is_u64(s.read_hits, 1, "LRU hits on ABACBA, 2 blocks");
+	is_u64(s.promotions, 5, "LRU promotes every miss");
+	is_u64(s.demotions, 3, "LRU evictions");
+	/* OPT keeps A and B and bypasses C, which is never used again */
+	s = run(&t, "opt", 2);
+	is_u64(s.read_hits, 3, "OPT hits on ABACBA, 2 blocks");
+	is_u64(s.promotions, 2, "OPT admissions");
+	is_u64(s.demotions, 0, "OPT evictions");
+	trace_free(&t);
+
+	/*
+	 * The textbook string 7 0 1 2 0 3 0 4 2 3 0 3 2 1 2 0 1 7 0 1 with 3
+	 * frames: OPT faults 9 times if it must admit every miss, 8 with
+	 * bypass (4 is never admitted), in 6 admissions; LRU faults 12 times.
+	 */
+	make_trace(&t, "HABCADAECDADCBCABHAB", false);
+	s = run(&t, "opt", 3);
+	is_u64(sim_misses(&s), 8, "OPT misses on the textbook string, 3 blocks");
+	is_u64(s.promotions, 6, "OPT admissions on it");
+	s = run(&t, "lru", 3);
+	is_u64(sim_misses(&s), 12, "LRU misses on the same string");
+	trace_free(&t);
+
+	/* dirty blocks written back when LRU evicts them */
+	make_trace(&t, "ABC", true);
+	s = run(&t, "lru", 1);
+	is_u64(s.writebacks, 2, "LRU writes back evicted dirty blocks");
+	trace_free(&t);
+}
+
+static int load(struct trace *t, const char *rel, const char *format, uint64_t block_bytes)
+{
+	struct load_opts o = { .format = format, .block_bytes = block_bytes, .rate = 1000,
+			       .volume = -1 };
+	char path[1024], err[512];
+	int r;
+
+	/* our own fixtures are relative to the harness directory */
+	if (!strncmp(rel, "testdata/", 9))
+		snprintf(path, sizeof(path), "%s", rel);
+	else
+		snprintf(path, sizeof(path), "%s/%s", traces_dir, rel);
+	r = trace_load(t, path, &o, err, sizeof(err));
+	if (r)
+		printf("# %s\n", err);
+	return r;
+}
+
+static void test_readers(void)
+{
+	struct trace t;
+	uint64_t writes = 0;
+	size_t i;
+
+	ok(!load(&t, "cloudphysics/cloudPhysicsIO.vscsi", NULL, 4096), "vscsi loads");
+	is_u64(t.nr_reqs, 113872, "vscsi requests");
+	for (i = 0; i < t.nr_reqs; i++)
+		writes += t.reqs[i].write;
+	is_u64(writes, 66898, "vscsi writes");
+	is_u64(t.nr_accesses, 1141869, "vscsi 4 KiB block accesses");
+	is_u64(t.footprint, 269210, "vscsi distinct blocks");
+	/* first record: lbn 0x28f1a09 sectors, 512 bytes, WRITE(10) */
+	is_u64(t.reqs[0].block, 0x28f1a09ull * 512 / 4096, "vscsi first block");
+	ok(t.reqs[0].write && !t.reqs[0].whole && t.reqs[0].nr_blocks == 1,
+	   "vscsi first record is a partial-block write");
+	ok(t.has_time && t.reqs[0].time_us == 0, "vscsi timed from its first record");
+	trace_free(&t);
+
+	ok(!load(&t, "cloudphysics/cloudPhysicsIO.vscsi", NULL, 65536), "vscsi at 64 KiB blocks");
+	ok(t.footprint < 269210 && t.nr_accesses < 1141869, "fewer, larger blocks at 64 KiB");
+	trace_free(&t);
+
+	ok(!load(&t, "cloudphysics/w106.trace.xz", NULL, 4096), "w106 (xz, raw u32) loads");
+	is_u64(t.nr_accesses, 5292456, "w106 references");
+	is_u64(t.footprint, 275171, "w106 distinct blocks");
+	is_u64(t.reqs[0].block, 904906, "w106 first block");
+	is_u64(t.reqs[3].block, 641085, "w106 fourth block");
+	trace_free(&t);
+
+	ok(!load(&t, "arc/OLTP.lis.zst", NULL, 4096), "OLTP (zstd, ARC .lis) loads");
+	is_u64(t.nr_reqs, 914145, "OLTP references");
+	is_u64(t.footprint, 186880, "OLTP distinct blocks");
+	is_u64(t.reqs[0].block, 1, "OLTP first block");
+	trace_free(&t);
+
+	ok(!load(&t, "lirs/2_pools.trace.gz", NULL, 4096), "2_pools (gzip, LIRS, '*' markers) loads");
+	is_u64(t.nr_accesses, 100000, "2_pools references");
+	trace_free(&t);
+
+	ok(!load(&t, "lirs/cs.trace.gz", NULL, 4096), "cs loads");
+	ok(t.reqs[0].block == 0 && t.reqs[1].block == 1 && t.reqs[2].block == 2, "cs starts 0 1 2");
+	trace_free(&t);
+
+	ok(!load(&t, "formats/msr-cambridge1-sample.csv", NULL, 4096), "MSR CSV loads");
+	is_u64(t.nr_reqs, 1000, "MSR requests");
+	is_u64(t.reqs[0].block, 9056014336ull / 4096, "MSR first block");
+	ok(t.reqs[0].write, "MSR first request is a write");
+	trace_free(&t);
+
+	ok(!load(&t, "formats/systor17-traces-sample.csv.gz", NULL, 4096), "SYSTOR CSV loads");
+	is_u64(t.nr_reqs, 999, "SYSTOR requests (1,000 lines, the header skipped)");
+	is_u64(t.reqs[0].block, 899056122368ull / 4096, "SYSTOR first block");
+	is_u64(t.reqs[0].nr_blocks, 33, "SYSTOR first request: 128 KiB, unaligned, over 33 blocks");
+	trace_free(&t);
+
+	ok(!load(&t, "formats/cloud_storage-sample.bz2", NULL, 4096), "Tencent CSV (bzip2) loads");
+	is_u64(t.reqs[0].block, 4247200ull * 512 / 4096, "Tencent first block (volume 1058)");
+	ok(t.reqs[0].write && t.reqs[0].nr_blocks == 16, "Tencent first request: a 64 KiB write");
+	trace_free(&t);
+
+	ok(!load(&t, "testdata/sample.blkparse", NULL, 4096), "blkparse text loads");
+	is_u64(t.nr_reqs, 3, "blkparse: one request per Q event with data");
+	ok(t.reqs[1].write && t.reqs[1].block == 1000 * 512 / 4096 && t.reqs[1].nr_blocks == 2,
+	   "blkparse second request: a write of 8 KiB at sector 1000");
+	trace_free(&t);
+}
+
+static void test_malformed(void)
+{
+	char path[] = "/tmp/harness-bad-XXXXXX";
+	struct load_opts o = { .format = "lirs", .block_bytes = 4096, .rate = 1000, .volume = -1 };
+	char err[512] = "";
+	struct trace t;
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	fprintf(f, "1\n2\nthree\n4\n");
+	fclose(f);
+	ok(trace_load(&t, path, &o, err, sizeof(err)) == -EINVAL && strstr(err, ":3:"),
+	   "a malformed line is an error naming its position (%s)", err);
+	trace_free(&t);
+
+	o.format = "vscsi";
+	f = fopen(path, "w");
+	fprintf(f, "0123456789");
+	fclose(f);
+	ok(trace_load(&t, path, &o, err, sizeof(err)) == -EINVAL && strstr(err, "record 0"),
+	   "a short vscsi record is an error naming the record (%s)", err);
+	trace_free(&t);
+	unlink(path);
+}
+
+static void test_generators(void)
+{
+	struct load_opts o = { .block_bytes = 4096, .rate = 1000, .volume = -1, .seed = 9,
+			       .gen_requests = 20000, .gen_blocks = 5000 };
+	struct trace a, b;
+	char err[256];
+	size_t i;
+	bool same = true;
+
+	ok(!trace_generate(&a, "zipf:1.0", &o, err, sizeof(err)), "zipf generator");
+	ok(!trace_generate(&b, "zipf:1.0", &o, err, sizeof(err)), "zipf generator again");
+	for (i = 0; i < a.nr_reqs; i++)
+		same &= a.reqs[i].block == b.reqs[i].block;
+	ok(same && a.nr_reqs == 20000, "generators are deterministic for a seed");
+	ok(a.footprint < 5000, "zipf concentrates on fewer blocks than exist");
+	trace_free(&a);
+	trace_free(&b);
+	ok(!trace_generate(&a, "shift", &o, err, sizeof(err)) && a.reqs[0].block < 2500 &&
+	   a.reqs[a.nr_reqs - 1].block >= 2500, "shift moves to a disjoint set");
+	trace_free(&a);
+	ok(trace_generate(&a, "zipf:-1", &o, err, sizeof(err)) == -EINVAL, "a bad spec is refused");
+	trace_free(&a);
+}
+
+static void test_policies(void)
+{
+	static const char *const flavours[] = { "ours", "tree" };
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		struct dm_cache_policy *p = harness_policy_create(flavours[i], "smq", to_cblock(64),
+								  4096 * 8, 8);
+		struct policy_work *w = NULL;
+		bool queued;
+		dm_cblock_t cb;
+
+		ok(p != NULL, "%s smq created through the registry", flavours[i]);
+		if (!p)
+			continue;
+		ok(!strcmp(harness_policy_name(p), "smq") && harness_policy_version(p)[0] == 2,
+		   "%s: smq version 2", flavours[i]);
+		ok(policy_lookup_with_work(p, to_oblock(5), &cb, WRITE, true, &w) == -ENOENT && w &&
+		   w->op == POLICY_PROMOTE, "%s: a whole-block write into an empty cache promotes",
+		   flavours[i]);
+		if (!w)
+			continue;
+		policy_complete_background_work(p, w, true);
+		policy_clear_dirty(p, w->cblock);
+		ok(!policy_lookup(p, to_oblock(5), &cb, READ, false, &queued) && cb == w->cblock,
+		   "%s: and then hits", flavours[i]);
+		is_u64(from_cblock(policy_residency(p)), 1, "residency");
+		dm_cache_policy_destroy(p);
+	}
+	ok(harness_bytes_live == 0, "everything the policies allocated was freed (%zu bytes left)",
+	   harness_bytes_live);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		traces_dir = argv[1];
+	if (harness_init_flavours()) {
+		printf("not ok 1 - policies register\n");
+		return 1;
+	}
+	test_lru_opt();
+	test_readers();
+	test_malformed();
+	test_generators();
+	test_policies();
+	printf("1..%d\n", nr_tests);
+	printf("# harness unit tests: %d passed, %d failed\n", nr_tests - nr_failed, nr_failed);
+	return nr_failed ? 1 : 0;
+}
