@@ -7,10 +7,10 @@
 # result rewrites only the files that really changed: builds stay
 # incremental.
 #
-# A patch file is a commit message, optionally followed by a line "---" and
-# a unified diff against upstream files.  "Lab-Files:" lines in the message
-# name the files of kernel/ that the patch brings in; they are not part of
-# the exported message.
+# A patch file is a "From: Name <email>" line, the commit message,
+# optionally followed by a line "---" and a unified diff against upstream
+# files.  "Lab-Files:" lines in the message name the files of kernel/ that
+# the patch brings in; they are not part of the exported message.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 stage apply "our series onto $SRC_PKG"
@@ -22,9 +22,6 @@ trap 'rm -rf "$tmp"' EXIT
 
 export GIT_DIR=$WORK/.git
 export GIT_INDEX_FILE=$tmp/index
-export GIT_AUTHOR_NAME=${GIT_AUTHOR_NAME:-$(git -C "$REPO_DIR" config user.name || echo lab)}
-export GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL:-$(git -C "$REPO_DIR" config user.email || echo lab@localhost)}
-export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
 # Stable ids: the same inputs give the same commits.
 export GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z"
 
@@ -34,7 +31,12 @@ parent=$(git rev-parse base)
 for p in "$REPO_DIR"/patches/[0-9]*.patch; do
 	[ -e "$p" ] || continue
 	name=$(basename "$p")
-	awk '/^---$/ {exit} !/^Lab-Files:/' "$p" >"$tmp/msg"
+	from=$(sed -n '1s/^From: //p' "$p")
+	[ -n "$from" ] || die "$name: the first line must be 'From: Name <email>'"
+	export GIT_AUTHOR_NAME=${from% <*} GIT_AUTHOR_EMAIL=${from##*<}
+	GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL%>}
+	export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
+	awk 'NR > 1 && /^---$/ {exit} NR > 1 && !/^Lab-Files:/' "$p" >"$tmp/msg"
 	awk 'f; /^---$/ {f=1}' "$p" >"$tmp/diff"
 	if [ -s "$tmp/diff" ]; then
 		git apply --cached --whitespace=nowarn "$tmp/diff" 2>"$tmp/err" ||

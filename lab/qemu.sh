@@ -20,7 +20,13 @@ stage boot "$flavour kernel, $mode mode"
 [ -f "$kernel" ] || die "no kernel at $kernel (run lab/build.sh $flavour)"
 [ -f "$initrd" ] || die "no initramfs at $initrd (run lab/rootfs.sh $flavour)"
 
-cmdline="console=ttyS0 panic=-1 oops=panic loglevel=7 brd.rd_nr=4 brd.rd_size=262144"
+# Tests read KUnit results from the console (KERN_INFO); people do not.
+cmdline="console=ttyS0 panic=-1 oops=panic brd.rd_nr=4 brd.rd_size=262144"
+if [ "$mode" = test ]; then
+	cmdline="$cmdline loglevel=7"
+else
+	cmdline="$cmdline loglevel=3 kunit.enable=0"
+fi
 cmdline="$cmdline lab.mode=$mode ${filter:+lab.tests=$filter} ${LAB_CMDLINE:-}"
 qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "${LAB_MEM:-2048}"
 	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
@@ -35,7 +41,7 @@ shell)
 demo)
 	set -o pipefail
 	timeout -k 10 "$timeout" "${qemu[@]}" -serial stdio -serial "file:$tap" </dev/null |
-		tee "$log" | grep --line-buffered -v '^\[' || rc=$?
+		tee "$log" | tr -d '\r' | grep --line-buffered -v '^LAB-END' || rc=$?
 	;;
 *)
 	timeout -k 10 "$timeout" "${qemu[@]}" -serial "file:$log" -serial "file:$tap" \

@@ -410,12 +410,12 @@ static void q_set_targets_range(struct smq_queue *q, unsigned int nr_elts,
 				unsigned int lbegin, unsigned int lend)
 {
 	unsigned int i, nr_levels = lend - lbegin;
-	u64 below = 0, upto;
+	u64 below = 0, through;
 
 	for (i = 0; i < nr_levels; i++) {
-		upto = div_u64((u64)(i + 1) * nr_elts, nr_levels);
-		q->target_count[lbegin + i] = upto - below;
-		below = upto;
+		through = div_u64((u64)(i + 1) * nr_elts, nr_levels);
+		q->target_count[lbegin + i] = through - below;
+		below = through;
 	}
 }
 
@@ -693,7 +693,8 @@ static struct smq_entry *h_lookup(struct smq_hash_table *ht, u32 oblock)
 	unsigned int b = h_bucket(ht, oblock);
 	struct smq_entry *e, *prev = NULL;
 
-	for (e = to_entry(ht->es, ht->buckets[b]); e; prev = e, e = to_entry(ht->es, e->hash_next)) {
+	for (e = to_entry(ht->es, ht->buckets[b]); e;
+	     prev = e, e = to_entry(ht->es, e->hash_next)) {
 		if (e->oblock != oblock)
 			continue;
 
@@ -1121,7 +1122,7 @@ static bool free_target_met(struct smq_policy *mq)
 
 /* Take @e off its queue and hand it to the tracker as @op. */
 static void queue_background_work(struct smq_policy *mq, struct smq_entry *e,
-			  enum policy_operation op)
+				  enum policy_operation op)
 {
 	struct smq_queue *q = cache_queue(mq, e);
 	struct policy_work work = {

@@ -13,6 +13,25 @@ static void destroy_policy_action(void *p)
 	smq_destroy(p);
 }
 
+static int load(struct smq_policy *mq, u64 oblock, u32 cblock, bool dirty, u32 hint,
+		bool hint_valid)
+{
+	return smq_load_mapping(&mq->policy, to_oblock(oblock), to_cblock(cblock), dirty, hint,
+				hint_valid);
+}
+
+static int set_config(struct smq_policy *mq, const char *key, const char *value)
+{
+	return mq->policy.set_config_value(&mq->policy, key, value);
+}
+
+static void add_destroy_action(struct kunit *test, struct smq_policy *mq)
+{
+	int r = kunit_add_action_or_reset(test, destroy_policy_action, &mq->policy);
+
+	KUNIT_ASSERT_EQ(test, r, 0);
+}
+
 static struct smq_policy *make_policy(struct kunit *test, unsigned int nr_cblocks,
 				      u64 nr_oblocks, bool cleaner)
 {
@@ -21,8 +40,7 @@ static struct smq_policy *make_policy(struct kunit *test, unsigned int nr_cblock
 	mq = __smq_create(to_cblock(nr_cblocks), nr_oblocks * TEST_BLOCK_SECTORS,
 			  TEST_BLOCK_SECTORS, false, !cleaner, cleaner);
 	KUNIT_ASSERT_NOT_NULL(test, mq);
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_policy_action,
-							    &mq->policy));
+	add_destroy_action(test, mq);
 	return mq;
 }
 
@@ -64,8 +82,7 @@ static void load_mappings(struct kunit *test, struct smq_policy *mq, unsigned in
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		KUNIT_ASSERT_EQ(test, 0, smq_load_mapping(&mq->policy, to_oblock(base + i),
-							   to_cblock(i), dirty, level, true));
+		KUNIT_ASSERT_EQ(test, load(mq, base + i, i, dirty, level, true), 0);
 }
 
 /*----------------------------------------------------------------*/
@@ -154,7 +171,8 @@ static void smq_test_queue_redistribute(struct kunit *test)
 		if (level >= NR_LEVELS - 8)
 			KUNIT_EXPECT_EQ(test, q->target_count[level], 2u);
 		else
-			KUNIT_EXPECT_EQ(test, q->target_count[level] - 17, q->target_count[level] > 17);
+			KUNIT_EXPECT_EQ(test, q->target_count[level] - 17,
+					q->target_count[level] > 17);
 	}
 
 	/* The oldest entry stays at the bottom, the youngest climbs. */
@@ -398,7 +416,7 @@ static void smq_test_background_work(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, work);
 	smq_complete_background_work(&mq->policy, work, true);
 	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 100, READ, &cblock));
-	KUNIT_EXPECT_EQ(test, cblock, work->cblock);
+	KUNIT_EXPECT_EQ(test, from_cblock(cblock), from_cblock(work->cblock));
 
 	/* dirty blocks are written back when idle, not when busy */
 	for (i = 1; i < 8; i++) {
@@ -493,12 +511,9 @@ static void smq_test_hints(struct kunit *test)
 	unsigned int i;
 
 	for (i = 0; i < 64; i++)
-		KUNIT_ASSERT_EQ(test, 0, smq_load_mapping(&mq->policy, to_oblock(500 + i),
-							   to_cblock(i), i & 1, i, true));
-	KUNIT_ASSERT_EQ(test, 0, smq_load_mapping(&mq->policy, to_oblock(600), to_cblock(64),
-						   false, 1000, true));
-	KUNIT_ASSERT_EQ(test, 0, smq_load_mapping(&mq->policy, to_oblock(601), to_cblock(65),
-						   false, 5, false));
+		KUNIT_ASSERT_EQ(test, load(mq, 500 + i, i, i & 1, i, true), 0);
+	KUNIT_ASSERT_EQ(test, load(mq, 600, 64, false, 1000, true), 0);
+	KUNIT_ASSERT_EQ(test, load(mq, 601, 65, false, 5, false), 0);
 	for (i = 0; i < 64; i++)
 		KUNIT_EXPECT_EQ(test, smq_get_hint(&mq->policy, to_cblock(i)), i);
 	KUNIT_EXPECT_EQ(test, smq_get_hint(&mq->policy, to_cblock(64)), NR_LEVELS - 1);
@@ -549,36 +564,26 @@ static void smq_test_bad_input(struct kunit *test)
 	char buf[128];
 	ssize_t sz = 0;
 
-	KUNIT_EXPECT_EQ(test, -EINVAL, smq_load_mapping(&mq->policy, to_oblock(1), to_cblock(8),
-							 false, 0, false));
-	KUNIT_EXPECT_EQ(test, 0, smq_load_mapping(&mq->policy, to_oblock(1), to_cblock(2),
-						   false, 0, false));
-	KUNIT_EXPECT_EQ(test, -EINVAL, smq_load_mapping(&mq->policy, to_oblock(2), to_cblock(2),
-							 false, 0, false));
-	KUNIT_EXPECT_EQ(test, -EINVAL, smq_load_mapping(&mq->policy, to_oblock(1), to_cblock(3),
-							 false, 0, false));
+	KUNIT_EXPECT_EQ(test, load(mq, 1, 8, false, 0, false), -EINVAL);
+	KUNIT_EXPECT_EQ(test, load(mq, 1, 2, false, 0, false), 0);
+	KUNIT_EXPECT_EQ(test, load(mq, 2, 2, false, 0, false), -EINVAL);
+	KUNIT_EXPECT_EQ(test, load(mq, 1, 3, false, 0, false), -EINVAL);
 	KUNIT_EXPECT_EQ(test, residency(mq), 1u);
 
-	KUNIT_EXPECT_EQ(test, -EINVAL, mq->policy.set_config_value(&mq->policy, "foo", "1"));
+	KUNIT_EXPECT_EQ(test, set_config(mq, "foo", "1"), -EINVAL);
 	KUNIT_EXPECT_EQ(test, 0, mq->policy.emit_config_values(&mq->policy, buf, sizeof(buf), &sz));
 	KUNIT_EXPECT_STREQ(test, buf, "0 ");
 
 	mq_alias = __smq_create(to_cblock(8), 4096 * TEST_BLOCK_SECTORS, TEST_BLOCK_SECTORS,
 				true, true, false);
 	KUNIT_ASSERT_NOT_NULL(test, mq_alias);
-	KUNIT_EXPECT_EQ(test, 0, mq_alias->policy.set_config_value(&mq_alias->policy,
-								    "random_threshold", "4"));
-	KUNIT_EXPECT_EQ(test, 0, mq_alias->policy.set_config_value(&mq_alias->policy,
-								    "WRITE_PROMOTE_ADJUSTMENT", "0"));
-	KUNIT_EXPECT_EQ(test, -EINVAL, mq_alias->policy.set_config_value(&mq_alias->policy,
-									  "random_threshold", "-1"));
-	KUNIT_EXPECT_EQ(test, -EINVAL, mq_alias->policy.set_config_value(&mq_alias->policy,
-									  "random_threshold", "x"));
-	KUNIT_EXPECT_EQ(test, -EINVAL,
-			mq_alias->policy.set_config_value(&mq_alias->policy, "random_threshold",
-							  "999999999999999999999999"));
-	KUNIT_EXPECT_EQ(test, -EINVAL, mq_alias->policy.set_config_value(&mq_alias->policy,
-									  "migration", "1"));
+	KUNIT_EXPECT_EQ(test, set_config(mq_alias, "random_threshold", "4"), 0);
+	KUNIT_EXPECT_EQ(test, set_config(mq_alias, "WRITE_PROMOTE_ADJUSTMENT", "0"), 0);
+	KUNIT_EXPECT_EQ(test, set_config(mq_alias, "random_threshold", "-1"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, set_config(mq_alias, "random_threshold", "x"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, set_config(mq_alias, "random_threshold",
+					 "999999999999999999999999"), -EINVAL);
+	KUNIT_EXPECT_EQ(test, set_config(mq_alias, "migration", "1"), -EINVAL);
 	sz = 0;
 	mq_alias->policy.emit_config_values(&mq_alias->policy, buf, sizeof(buf), &sz);
 	KUNIT_EXPECT_STREQ(test, buf,
@@ -622,10 +627,11 @@ static void smq_test_odd_sizes(struct kunit *test)
 	/* no cache at all */
 	churn(test, make_policy(test, 0, 4096, false), 4096);
 
-	KUNIT_EXPECT_NULL(test, __smq_create(to_cblock(SMQ_MAX_CACHE_BLOCKS + 1),
-					     (u64)SMQ_MAX_CACHE_BLOCKS * 128, 64, false, true, false));
-	KUNIT_EXPECT_NULL(test, __smq_create(to_cblock(1024), (1ull << 33) * 64, 64,
-					     false, true, false));
+	mq = __smq_create(to_cblock(SMQ_MAX_CACHE_BLOCKS + 1), (u64)SMQ_MAX_CACHE_BLOCKS * 128,
+			  64, false, true, false);
+	KUNIT_EXPECT_NULL(test, mq);
+	mq = __smq_create(to_cblock(1024), (1ull << 33) * 64, 64, false, true, false);
+	KUNIT_EXPECT_NULL(test, mq);
 }
 
 static void smq_test_large_cache(struct kunit *test)
@@ -638,11 +644,9 @@ static void smq_test_large_cache(struct kunit *test)
 		kunit_skip(test, "no memory for 2^24 cache blocks here");
 		return;
 	}
-	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, destroy_policy_action,
-							    &mq->policy));
+	add_destroy_action(test, mq);
 	KUNIT_EXPECT_EQ(test, mq->nr_hotspot_blocks, 1u << 22);
-	KUNIT_EXPECT_EQ(test, 0, smq_load_mapping(&mq->policy, to_oblock((1ull << 26) - 1),
-						   to_cblock((1u << 24) - 1), true, 63, true));
+	KUNIT_EXPECT_EQ(test, load(mq, (1ull << 26) - 1, (1u << 24) - 1, true, 63, true), 0);
 	KUNIT_EXPECT_EQ(test, 0, lookup(mq, (1ull << 26) - 1, READ, &cblock));
 	KUNIT_EXPECT_EQ(test, from_cblock(cblock), (1u << 24) - 1);
 }

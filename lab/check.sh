@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# make check: the kernel's own style and static checks on our work:
+# checkpatch --strict on every patch of the series, kernel-doc on our
+# files, and a sparse (C=2) and W=1 build of their objects.  Fails on any
+# finding in our code.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+"$LAB_DIR/deps.sh"
+"$LAB_DIR/tree.sh"
+"$LAB_DIR/apply.sh"
+"$LAB_DIR/build.sh" guest >/dev/null
+findings=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+stage checkpatch "--strict on the series"
+git -C "$WORK" format-patch -q -o "$tmp/series" base..series
+for p in "$tmp"/series/*.patch; do
+	if out=$("$WORK/scripts/checkpatch.pl" --strict --quiet --no-summary "$p" 2>&1); then
+		echo "ok: $(basename "$p")"
+	else
+		echo "$out"
+		findings=$((findings + 1))
+	fi
+done
+
+files=$(cd "$REPO_DIR/kernel" && find . -name '*.c' -o -name '*.h' | sed 's|^\./||' | sort)
+stage kernel-doc "our files"
+for f in $files; do
+	out=$("$WORK/scripts/kernel-doc" -none -Wall "$WORK/$f" 2>&1 || true)
+	if [ -n "$out" ]; then
+		echo "$out"
+		findings=$((findings + 1))
+	fi
+done
+
+# Objects of our files, built with W=1 and checked by sparse; included
+# files (KUnit suites) are checked through the file that includes them.
+objs=$(for f in $files; do
+	case $f in
+	*/tests/*|*.h) ;;
+	*) o=${f%.c}.o; grep -q "$(basename "$o")" "$WORK/$(dirname "$f")/Makefile" && echo "$o" ;;
+	esac
+done)
+stage sparse-w1 "$(echo $objs)"
+for o in $objs; do
+	rm -f "$BUILD/guest/$o"
+	make -s -C "$WORK" O="$BUILD/guest" W=1 C=2 CHECK="sparse" "$o" >"$tmp/log" 2>&1 || true
+	ours=$(grep -E 'warning|error' "$tmp/log" | grep -F -e "$(dirname "$o")/" | grep -v '^make' || true)
+	if [ -n "$ours" ]; then
+		echo "$ours"
+		findings=$((findings + 1))
+	else
+		echo "clean: $o"
+	fi
+done
+# leave the object as the normal build makes it
+make -s -C "$WORK" O="$BUILD/guest" $objs >/dev/null 2>&1 || true
+
+echo "make check: $findings finding(s)"
+[ "$findings" -eq 0 ]
