@@ -5,8 +5,10 @@
 #   make shell     the test guest, interactive
 #   make patches   export the series and prove it applies and builds
 #   make check     checkpatch, sparse and W=1 on our files
+#   make bench     measurements: RESULT lines, out/bench/*.md and plots
+#   make fuzz      the policy fuzzer for an hour (FUZZ_TIME=seconds)
 
-.PHONY: test demo shell patches check kernel clean-cache fuzz
+.PHONY: test demo shell patches check kernel clean-cache fuzz bench
 
 test:
 	lab/test.sh $(T)
@@ -26,6 +28,9 @@ patches:
 
 check:
 	lab/check.sh
+
+bench:
+	lab/bench.sh
 
 clean-cache:
 	@. lab/lib.sh && echo "removing $$LAB_CACHE" && rm -rf "$$LAB_CACHE"

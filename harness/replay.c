@@ -40,6 +40,7 @@ static void usage(FILE *f)
 		"  --gen-requests N, --gen-blocks N, --seed S   for gen:uniform, gen:zipf:THETA,\n"
 		"                        gen:scan:FRACTION, gen:shift\n"
 		"  --data                machine-readable DATA lines\n"
+		"  --memory N            print the policies' memory per block at N cache blocks\n"
 		"  -v                    show the policies' kernel messages\n");
 }
 
@@ -65,6 +66,36 @@ static uint64_t parse_size(const char *s)
 	return v;
 }
 
+/*
+ * Memory per cache block of each policy, as allocated at creation, plus the
+ * most background work its tracker may hold: origin 16 times the cache,
+ * 4 KiB blocks.
+ */
+static int print_memory(uint64_t nr)
+{
+	static const char *const flavours[] = { "ours", "tree" };
+	unsigned int i;
+
+	if (harness_init_flavours())
+		return 1;
+	for (i = 0; i < 2; i++) {
+		size_t before = harness_bytes_live, bytes;
+		struct dm_cache_policy *p = harness_policy_create(flavours[i], "smq", to_cblock(nr),
+								  16 * nr * 8, 8);
+
+		if (!p) {
+			fprintf(stderr, "replay: cannot create %s with %" PRIu64 " blocks\n",
+				flavours[i], nr);
+			return 1;
+		}
+		bytes = harness_bytes_live - before +
+			(size_t)harness_btracker_max_work * sizeof(struct bt_work);
+		printf("MEMORY %s %" PRIu64 " %zu %.2f\n", flavours[i], nr, bytes, (double)bytes / nr);
+		dm_cache_policy_destroy(p);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -74,14 +105,14 @@ int main(int argc, char **argv)
 		{ "tick-every", 1, 0, 't' }, { "mode", 1, 0, 'm' },
 		{ "migration-threshold", 1, 0, 'M' }, { "copy-us", 1, 0, 'u' },
 		{ "windows", 1, 0, 'w' }, { "gen-requests", 1, 0, 'R' }, { "gen-blocks", 1, 0, 'B' },
-		{ "seed", 1, 0, 'S' }, { "data", 0, 0, 'd' }, { "help", 0, 0, 'h' }, { 0 }
+		{ "seed", 1, 0, 'S' }, { "data", 0, 0, 'd' }, { "memory", 1, 0, 'Y' }, { "help", 0, 0, 'h' }, { 0 }
 	};
 	struct load_opts lo = { .block_bytes = 4096, .rate = 1000, .volume = -1,
 				.gen_requests = 2000000, .gen_blocks = 200000 };
 	struct sim_config cfg = { .block_sectors = 8, .mode = MODE_WRITEBACK,
 				  .migration_threshold = 2048, .copy_us = 1000, .tick_every = 1 };
 	char *policies = strdup("ours,tree,lru,opt"), *sizes = strdup("1,5,10,25");
-	uint64_t cache_blocks = 0, cache_bytes = 0, nr_windows = 0;
+	uint64_t cache_blocks = 0, cache_bytes = 0, nr_windows = 0, memory_blocks = 0;
 	bool data = false;
 	int c, i;
 
@@ -114,11 +145,14 @@ int main(int argc, char **argv)
 		case 'B': lo.gen_blocks = strtoull(optarg, NULL, 10); break;
 		case 'S': lo.seed = strtoull(optarg, NULL, 10); break;
 		case 'd': data = true; break;
+		case 'Y': memory_blocks = strtoull(optarg, NULL, 10); break;
 		case 'v': harness_verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
+	if (memory_blocks)
+		return print_memory(memory_blocks);
 	if (optind == argc || lo.block_bytes < 512 || lo.block_bytes % 512 || lo.rate <= 0 ||
 	    !cfg.tick_every) {
 		usage(stderr);

@@ -157,6 +157,20 @@ struct dm_cache_policy *harness_policy_create(const char *flavour, const char *n
 	return p;
 }
 
+/*
+ * The tracker allocates its work items as needed, up to the limit the
+ * policy gives it: remember that limit, so that memory use can be counted
+ * at its worst for every policy alike.  (Linked with --wrap.)
+ */
+unsigned int harness_btracker_max_work;
+struct background_tracker *__real_btracker_create(unsigned int max_work);
+
+struct background_tracker *__wrap_btracker_create(unsigned int max_work)
+{
+	harness_btracker_max_work = max_work;
+	return __real_btracker_create(max_work);
+}
+
 void dm_cache_policy_destroy(struct dm_cache_policy *p)
 {
 	p->destroy(p);

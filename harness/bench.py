@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The cache half of `make bench`.
+
+Replays every trace of shared/traces and the synthetic generators through
+our smq, the tree's smq, LRU and OPT at 1, 5, 10 and 25 % of each
+footprint, and measures memory per block, instructions per lookup
+(callgrind), re-warming after a working-set shift and the sensitivity to
+the replay rate.  Writes a Markdown report and PNG plots, and prints one
+`RESULT name value` line per figure.
+
+    bench.py [--traces DIR] [--out DIR] [--quick]
+"""
+import argparse
+import math
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPLAY = os.path.join(HERE, 'build', 'replay')
+POLICIES = ['ours', 'tree', 'lru', 'opt']
+SIZES = ['1pct', '5pct', '10pct', '25pct']
+
+# (file, extra replay arguments); names are the file names without extensions
+TRACES = [
+    ('cloudphysics/cloudPhysicsIO.vscsi', []),
+    ('cloudphysics/w106.trace.xz', []),
+    ('arc/OLTP.lis.zst', []),
+    ('arc/P3.lis.zst', []),
+]
+GENERATORS = ['gen:zipf:0.8', 'gen:zipf:1.0', 'gen:zipf:1.2', 'gen:scan:0.3', 'gen:shift',
+              'gen:uniform']
+
+
+def replay(args):
+    cmd = [REPLAY, '--data'] + args
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode:
+        sys.exit('bench: %s failed:\n%s' % (' '.join(cmd), out.stderr))
+    return out.stdout
+
+
+def parse_data(text):
+    rows = []
+    for line in text.splitlines():
+        f = line.split()
+        if f and f[0] == 'DATA':
+            rows.append(dict(trace=f[1], size=f[2], policy=f[3], blocks=int(f[4]),
+                             miss=float(f[5]), slow=float(f[6]), promotions=int(f[7]),
+                             demotions=int(f[8]), writebacks=int(f[9]), bytes=int(f[10]),
+                             lookups=int(f[11])))
+    return rows
+
+
+def geomean(xs):
+    xs = [x for x in xs if x > 0]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float('nan')
+
+
+def table(rows, title):
+    lines = ['### ' + title, '',
+             '| size | policy | cache blocks | miss ratio | slow I/O per access | promotions |'
+             ' demotions | writebacks |',
+             '|---|---|---:|---:|---:|---:|---:|---:|']
+    for r in rows:
+        lines.append('| %s | %s | %d | %.4f | %.4f | %d | %d | %d |' % (
+            r['size'], r['policy'], r['blocks'], r['miss'], r['slow'], r['promotions'],
+            r['demotions'], r['writebacks']))
+    return '\n'.join(lines) + '\n'
+
+
+def plot(rows, trace, out_dir):
+    """Miss ratio against cache size, one line per policy."""
+    dat = os.path.join(out_dir, trace + '.dat')
+    with open(dat, 'w') as f:
+        for p in POLICIES:
+            for s in SIZES:
+                r = [x for x in rows if x['policy'] == p and x['size'] == s]
+                if r:
+                    f.write('%s %s\n' % (s.replace('pct', ''), r[0]['miss']))
+            f.write('\n\n')
+    png = os.path.join(out_dir, trace + '.png')
+    script = '\n'.join([
+        'set terminal pngcairo size 720,480' if have_cairo() else 'set terminal png size 720,480',
+        'set output "%s"' % png,
+        'set title "%s: miss ratio by cache size"' % trace,
+        'set xlabel "cache size, % of footprint"', 'set ylabel "miss ratio"',
+        'set logscale x', 'set xtics (1, 5, 10, 25)', 'set yrange [0:*]', 'set key top right',
+        'plot ' + ', '.join('"%s" index %d with linespoints title "%s"' % (dat, i, p)
+                            for i, p in enumerate(POLICIES)),
+    ])
+    subprocess.run(['gnuplot'], input=script, text=True, check=True)
+    return png
+
+
+_cairo = None
+
+
+def have_cairo():
+    global _cairo
+    if _cairo is None:
+        out = subprocess.run(['gnuplot', '-e', 'set terminal'], capture_output=True, text=True)
+        _cairo = 'pngcairo' in out.stdout + out.stderr
+    return _cairo
+
+
+def insn_per_lookup(trace_path, policy, out_dir):
+    """Instructions inside the policy's lookup functions per lookup."""
+    cg = os.path.join(out_dir, 'callgrind.%s.out' % policy)
+    cmd = ['valgrind', '--tool=callgrind', '--callgrind-out-file=' + cg,
+           '--toggle-collect=smq_lookup', '--toggle-collect=smq_lookup_with_work',
+           REPLAY, '--data', '--policies', policy, '--sizes', '10', trace_path]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode:
+        sys.exit('bench: callgrind failed:\n' + out.stderr[-2000:])
+    lookups = parse_data(out.stdout)[0]['lookups']
+    ann = subprocess.run(['callgrind_annotate', cg], capture_output=True, text=True).stdout
+    m = re.search(r'^([\d,]+)\s+(?:\(100\.0%\)\s+)?PROGRAM TOTALS', ann, re.M)
+    if not m:
+        sys.exit('bench: no totals in callgrind output')
+    return int(m.group(1).replace(',', '')) / lookups
+
+
+def rewarm(windows, policy, nr_windows):
+    """Requests after the shift until a window reaches 90% of steady state."""
+    hr = windows[policy]
+    half = nr_windows // 2
+    steady = sum(hr[-nr_windows // 4:]) / (nr_windows // 4)
+    for i in range(half, nr_windows):
+        if hr[i] >= 0.9 * steady:
+            return i - half + 1, steady
+    return nr_windows - half, steady
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--traces', default=os.path.join(HERE, '..', '..', 'shared', 'traces'))
+    ap.add_argument('--out', default=os.path.join(HERE, '..', 'out', 'bench'))
+    ap.add_argument('--quick', action='store_true', help='skip callgrind and the LIRS set')
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    results = []
+    report = ['# Cache policies: ours, the tree\'s smq, LRU and OPT', '',
+              'Replayed by `harness/build/replay` (dm-cache\'s core modelled; see '
+              'harness/sim.c). Slow-device I/O per access is (misses + promotions + '
+              'writebacks) / accesses; promotions are whole-block copies from the origin.', '']
+
+    traces = [(os.path.join(a.traces, f), x) for f, x in TRACES]
+    if not a.quick:
+        lirs = sorted(os.listdir(os.path.join(a.traces, 'lirs')))
+        traces += [(os.path.join(a.traces, 'lirs', f), []) for f in lirs]
+    traces += [(g, []) for g in GENERATORS]
+
+    all_rows = []
+    for path, extra in traces:
+        rows = parse_data(replay(extra + [path]))
+        name = rows[0]['trace']
+        all_rows += rows
+        report.append(table(rows, name + ' (4 KiB blocks, or the trace\'s own blocks)'))
+        report.append('![%s](%s)\n' % (name, os.path.basename(plot(rows, name, a.out))))
+        for r in rows:
+            for metric, key in (('miss_ratio', 'miss'), ('slow_io_per_access', 'slow'),
+                                ('promotions', 'promotions')):
+                results.append(('%s.%s.%s.%s' % (name, r['size'], r['policy'], metric), r[key]))
+
+    # cloudPhysicsIO at lvm's default cache chunk
+    rows = parse_data(replay(['--block-bytes', '64K', traces[0][0]]))
+    report.append(table(rows, 'cloudPhysicsIO at 64 KiB blocks (lvm\'s default chunk)'))
+    for r in rows:
+        results.append(('cloudPhysicsIO_64k.%s.%s.miss_ratio' % (r['size'], r['policy']), r['miss']))
+
+    # summary of ours against the tree over the real traces
+    real = [r for r in all_rows if not r['trace'].startswith(('zipf', 'scan', 'shift', 'uniform'))]
+    pairs = {}
+    for r in real:
+        pairs.setdefault((r['trace'], r['size']), {})[r['policy']] = r
+    slow_ratio = [p['ours']['slow'] / p['tree']['slow'] for p in pairs.values() if p['tree']['slow']]
+    miss_ratio = [p['ours']['miss'] / p['tree']['miss'] for p in pairs.values() if p['tree']['miss']]
+    report.append('### Ours against the tree, real traces × sizes\n')
+    report.append('- slow-device I/O: geometric mean %.3f, worst cell %.3f' %
+                  (geomean(slow_ratio), max(slow_ratio)))
+    report.append('- miss ratio: geometric mean %.3f, worst cell %.3f\n' %
+                  (geomean(miss_ratio), max(miss_ratio)))
+    results.append(('geomean_slow_io_ratio.ours_vs_tree', geomean(slow_ratio)))
+    results.append(('geomean_miss_ratio.ours_vs_tree', geomean(miss_ratio)))
+
+    # memory per cache block at 1M blocks
+    mem = subprocess.run([REPLAY, '--memory', str(1 << 20)], capture_output=True, text=True,
+                         check=True).stdout
+    report.append('### Memory per cache block at 1,048,576 blocks\n')
+    for line in mem.splitlines():
+        f = line.split()
+        results.append(('bytes_per_block.' + f[1], float(f[4])))
+        report.append('- %s: %s bytes' % (f[1], f[4]))
+    report.append('')
+
+    # re-warming after a working-set shift
+    nr_w = 200
+    out = replay(['--windows', str(nr_w), '--sizes', '10', 'gen:shift'])
+    windows = {}
+    for line in out.splitlines():
+        f = line.split()
+        if f and f[0] == 'WINDOWS':
+            windows[f[3]] = [float(x) for x in f[4:]]
+    n_req = 2000000 // nr_w
+    report.append('### Re-warming after a working-set shift (gen:shift, cache 10 %)\n')
+    report.append('| policy | steady hit ratio | requests to 90 % of it |')
+    report.append('|---|---:|---:|')
+    for p in POLICIES:
+        w, steady = rewarm(windows, p, nr_w)
+        results.append(('rewarm_requests.' + p, w * n_req))
+        report.append('| %s | %.3f | %d |' % (p, steady, w * n_req))
+    report.append('')
+
+    # the replay rate of an untimed trace: do conclusions hold at 0.1x and 10x?
+    report.append('### Replay rate (w106 has no timestamps): 100, 1000 and 10000 requests/s\n')
+    report.append('| rate | size | ours miss | tree miss | ours slow I/O | tree slow I/O |')
+    report.append('|---:|---|---:|---:|---:|---:|')
+    holds = True
+    signs = {}
+    for rate in ('100', '1000', '10000'):
+        rows = parse_data(replay(['--rate', rate, '--policies', 'ours,tree',
+                                  os.path.join(a.traces, 'cloudphysics/w106.trace.xz')]))
+        for s in SIZES:
+            o = [r for r in rows if r['size'] == s and r['policy'] == 'ours'][0]
+            t = [r for r in rows if r['size'] == s and r['policy'] == 'tree'][0]
+            report.append('| %s | %s | %.4f | %.4f | %.4f | %.4f |' %
+                          (rate, s, o['miss'], t['miss'], o['slow'], t['slow']))
+            sign = (o['slow'] <= t['slow'], o['miss'] <= t['miss'])
+            holds &= signs.setdefault(s, sign) == sign
+    report.append('\nThe comparison of ours against the tree %s across the rates.\n' %
+                  ('is the same' if holds else 'CHANGES'))
+    results.append(('rate_conclusions_hold', 1 if holds else 0))
+
+    if not a.quick:
+        path = os.path.join(a.traces, 'cloudphysics/cloudPhysicsIO.vscsi')
+        report.append('### Instructions per lookup (callgrind, cloudPhysicsIO, cache 10 %)\n')
+        for p in ('ours', 'tree'):
+            ipl = insn_per_lookup(path, p, a.out)
+            results.append(('insn_per_lookup.' + p, ipl))
+            report.append('- %s: %.1f' % (p, ipl))
+        report.append('')
+
+    md = os.path.join(a.out, 'cache.md')
+    with open(md, 'w') as f:
+        f.write('\n'.join(report))
+    print('# report: %s' % os.path.abspath(md))
+    for name, value in results:
+        if isinstance(value, float):
+            print('RESULT %s %.6g' % (name, value))
+        else:
+            print('RESULT %s %s' % (name, value))
+
+
+if __name__ == '__main__':
+    main()
