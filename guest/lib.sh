@@ -163,3 +163,50 @@ wait_until() {
 		sleep 1
 	done
 }
+
+# --- emulated SoC helpers ------------------------------------------------
+EMUL=/sys/kernel/debug/thermal-emul-soc
+
+# emul_setup "key=value ...": load the module if needed, (re)create the SoC.
+emul_setup() {
+	[ -d $EMUL ] || modprobe thermal-emul-soc || return 1
+	echo "$*" >$EMUL/setup
+}
+
+# The sysfs directory of the emulated zone.
+emul_zone() {
+	for z in /sys/class/thermal/thermal_zone*; do
+		[ "$(cat "$z/type" 2>/dev/null)" = emul-soc ] && echo "$z" && return 0
+	done
+	return 1
+}
+
+# emul_cdev_attr <actor> <attr>: the zone's cdevN<attr> file for an actor
+# (emul-little, emul-big, emul-gpu), e.g. _weight.
+emul_cdev_attr() {
+	z=$(emul_zone)
+	for l in "$z"/cdev[0-9]*; do
+		case ${l##*/} in *_*) continue ;; esac
+		[ "$(cat "$l/type")" = "$1" ] && echo "$l$2" && return 0
+	done
+	return 1
+}
+
+emul_run() { echo "$1" >$EMUL/run; }
+
+# emul_stats <from update>: mean, min and max die temperature (m°C) over
+# the record from that update on.
+emul_stats() {
+	awk -F, -v from="$1" 'NR > 1 && $1 >= from {
+		n++; s += $3; if (min == "" || $3 < min) min = $3; if ($3 > max) max = $3 }
+		END { if (n) printf "%d %d %d\n", s / n, min, max }' $EMUL/record
+}
+
+# emul_grant_share <actor column prefix> <from>: that actor's share (%) of
+# all power granted over the record from an update on.
+emul_grant_share() {
+	awk -F, -v a="$1" -v from="$2" 'NR == 1 { for (i = 1; i <= NF; i++) {
+			if ($i ~ /_grant$/) g[i] = 1; if ($i == a "_grant") col = i } next }
+		$1 >= from { for (i in g) if ($i > 0) all += $i; if ($col > 0) mine += $col }
+		END { if (all) printf "%d\n", 100 * mine / all; else print 0 }' $EMUL/record
+}

@@ -11,11 +11,21 @@
 # optionally followed by a line "---" and a unified diff against upstream
 # files.  "Lab-Files:" lines in the message name the files of kernel/ that
 # the patch brings in; they are not part of the exported message.
+#
+#   lab/apply.sh [flavour]    guest (default), debug, or tree: only the
+#                             patches whose "Lab-Flavours:" line names it
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-stage apply "our series onto $SRC_PKG"
+flavour=${1:-guest}
+series=$(flavour_series "$flavour")
+WORK=$(flavour_src "$flavour")
+stage apply "our series ($series) onto $SRC_PKG"
 
-[ -d "$WORK/.git" ] || die "no working tree, run lab/tree.sh first"
+if [ ! -d "$WORK/.git" ]; then
+	[ -d "$PRISTINE/.git" ] || die "no pristine tree, run lab/tree.sh first"
+	git clone -q --shared "$PRISTINE" "$WORK" || die "cannot clone the pristine tree"
+	git -C "$WORK" config gc.auto 0
+fi
 subject=$(git -C "$WORK" log -1 --format=%s base)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -31,12 +41,15 @@ parent=$(git rev-parse base)
 for p in "$REPO_DIR"/patches/[0-9]*.patch; do
 	[ -e "$p" ] || continue
 	name=$(basename "$p")
+	if [ "$series" != all ] && ! grep -q "^Lab-Flavours:.*\<$series\>" "$p"; then
+		continue
+	fi
 	from=$(sed -n '1s/^From: //p' "$p")
 	[ -n "$from" ] || die "$name: the first line must be 'From: Name <email>'"
 	export GIT_AUTHOR_NAME=${from% <*} GIT_AUTHOR_EMAIL=${from##*<}
 	GIT_AUTHOR_EMAIL=${GIT_AUTHOR_EMAIL%>}
 	export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL
-	awk 'NR > 1 && /^---$/ {exit} NR > 1 && !/^Lab-Files:/' "$p" >"$tmp/msg"
+	awk 'NR > 1 && /^---$/ {exit} NR > 1 && !/^Lab-(Files|Flavours):/' "$p" >"$tmp/msg"
 	awk 'f; /^---$/ {f=1}' "$p" >"$tmp/diff"
 	if [ -s "$tmp/diff" ]; then
 		git apply --cached --whitespace=nowarn "$tmp/diff" 2>"$tmp/err" ||
@@ -52,14 +65,16 @@ for p in "$REPO_DIR"/patches/[0-9]*.patch; do
 done
 
 # Every file of kernel/ must belong to exactly one patch.
-(cd "$REPO_DIR/kernel" 2>/dev/null && find . -type f | sed 's|^\./||') | sort >"$tmp/have" || true
 dup=$(sort "$tmp/listed" | uniq -d)
 [ -z "$dup" ] || die "listed by two patches: $dup"
-unlisted=$(sort -u "$tmp/listed" | comm -13 - "$tmp/have")
-[ -z "$unlisted" ] || die "not in any patch of the series: $unlisted"
+if [ "$series" = all ]; then
+	(cd "$REPO_DIR/kernel" && find . -type f | sed 's|^\./||' | sort) >"$tmp/have"
+	unlisted=$(sort -u "$tmp/listed" | comm -13 - "$tmp/have")
+	[ -z "$unlisted" ] || die "not in any patch of the series: $unlisted"
+fi
 
 unset GIT_INDEX_FILE
 git update-ref refs/heads/series "$parent"
 cd "$WORK"
 git checkout -q -f series 2>"$tmp/err" || die "checkout failed: $(cat "$tmp/err")"
-echo "series: $(git rev-list --count base..series) patch(es) on $subject" >&2
+echo "series ($flavour): $(git rev-list --count base..series) patch(es) on $subject" >&2

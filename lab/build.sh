@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Configure and build one kernel flavour out of tree (O=), incrementally.
-#   lab/build.sh [flavour]     flavour: guest (default)
+#   lab/build.sh [flavour]     flavour: guest (default), debug or tree
 # The config is tinyconfig plus lab/config/<flavour>.fragment (and the
 # fragments it names with "#include <file>"); every option asked for must
 # survive olddefconfig.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 flavour=${1:-guest}
-src=${LAB_SRC:-$WORK}
+src=$(flavour_src "$flavour")
 obj=$BUILD/$flavour
 cfg=$BUILD/$flavour.cfg
 stage config "$flavour kernel"

@@ -16,6 +16,23 @@ OUT=$LAB_CACHE/out		# logs, initramfs, results
 
 JOBS=${JOBS:-$(nproc)}
 
+# The source a kernel flavour builds from: the tree with our series
+# (guest, debug), or the tree with only the patches marked for it ("tree":
+# the packaged governor on our emulated platform).
+flavour_src() {
+	case $1 in
+	tree) echo "$LAB_CACHE/work-tree" ;;
+	*) echo "$WORK" ;;
+	esac
+}
+
+flavour_series() {
+	case $1 in
+	tree) echo tree ;;
+	*) echo all ;;
+	esac
+}
+
 stage() {
 	LAB_STAGE=$1
 	printf '==> [%s] %s\n' "$1" "${2:-}" >&2

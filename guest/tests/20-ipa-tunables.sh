@@ -1,0 +1,30 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The power allocator's tunables on the emulated SoC: defaults, writes,
+# bad writes refused with the value unchanged, and gains a user set
+# surviving a new sustainable power.
+. /tests/lib.sh
+plan 17
+ok "emulated SoC with power_allocator" emul_setup governor=power_allocator sustainable_power=4500
+z=$(emul_zone)
+is "the zone uses power_allocator" "$(cat $z/policy)" power_allocator
+is "sustainable_power from the platform" "$(cat $z/sustainable_power)" 4500
+# k_pu = 2 * 4500 mW / 10 °C in 10-bit fixed point per m°C, k_po half
+is "default k_pu" "$(cat $z/k_pu)" $((2 * 4500 * 1024 / 10000))
+is "default k_po" "$(cat $z/k_po)" $((4500 * 1024 / 10000))
+is "default k_i" "$(cat $z/k_i)" $((2 * 4500 * 1024 / 10000 / 10))
+is "default k_d" "$(cat $z/k_d)" 0
+
+ok "k_po written" sh -c "echo 333 > $z/k_po"
+is "k_po reads back" "$(cat $z/k_po)" 333
+for bad in -1 abc 99999999999 ""; do
+	fails "k_po '$bad' refused" sh -c "echo '$bad' > $z/k_po"
+done
+is "k_po unchanged by the bad writes" "$(cat $z/k_po)" 333
+fails "a negative sustainable_power refused" sh -c "echo -5 > $z/sustainable_power"
+
+echo 3000 >$z/sustainable_power
+echo "little=100 big=100 gpu=100" >$EMUL/load
+emul_run 20
+is "k_po a user set survives a new sustainable_power" "$(cat $z/k_po)" 333
+is "k_pu follows the new sustainable_power" "$(cat $z/k_pu)" $((2 * 3000 * 1024 / 10000))

@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The power allocator governor: a PID controller on the temperature of a
+ * thermal zone whose output, a power budget, is divided among the zone's
+ * cooling devices through the power API.
+ *
+ * The controller runs between two passive trips: below the first
+ * (switch-on) every device may draw all the power it wants; above it the
+ * budget is
+ *
+ *	P = sustainable_power + k_p * e + k_i * sum(e * dt) + k_d * de / dt
+ *
+ * for e = desired temperature (last passive trip) - temperature, with
+ * k_po while overshooting and k_pu otherwise.  The budget is divided in
+ * proportion to what each device requests, weighted by its binding, and
+ * what a device cannot use goes to the others.
+ *
+ * Fixed point: gains and errors carry FRAC_BITS fractional bits, as the
+ * sysfs ABI defines them; products saturate instead of overflowing.  Time
+ * is counted in polling periods measured between updates, so that updates
+ * that come early or late neither speed up nor slow down the integral.
+ */
+
+#define pr_fmt(fmt) "Power allocator: " fmt
+
+#include <linux/bits.h>
+#include <linux/ktime.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/thermal.h>
+
+#define CREATE_TRACE_POINTS
+#include "thermal_trace_ipa.h"
+
+#include "thermal_core.h"
+
+#define FRAC_BITS 10
+#define FRAC_ONE ((s64)BIT(FRAC_BITS))
+#define int_to_frac(x) ((s64)(x) * FRAC_ONE)
+#define frac_to_int(x) ((x) >> FRAC_BITS)
+
+/* Saturation bounds of fixed-point values: far beyond any power in mW. */
+#define FRAC_MAX (S64_MAX >> (FRAC_BITS + 1))
+#define FRAC_MIN (-FRAC_MAX)
+
+/* An update counts for at least 1/16 and at most 4 polling periods. */
+#define MIN_PERIODS (FRAC_ONE / 16)
+#define MAX_PERIODS (4 * FRAC_ONE)
+
+static s64 sat_frac(s64 x)
+{
+	return clamp(x, FRAC_MIN, FRAC_MAX);
+}
+
+/* x * y for fixed-point x and y, saturated. */
+static s64 mul_frac(s64 x, s64 y)
+{
+	s64 r;
+
+	if (check_mul_overflow(x, y, &r))
+		return (x < 0) != (y < 0) ? FRAC_MIN : FRAC_MAX;
+	return sat_frac(r >> FRAC_BITS);
+}
+
+/* x / y for fixed-point x and y > 0, saturated. */
+static s64 div_frac(s64 x, s64 y)
+{
+	s64 r;
+
+	if (check_mul_overflow(sat_frac(x), FRAC_ONE, &r))
+		return x < 0 ? FRAC_MIN : FRAC_MAX;
+	return sat_frac(div64_s64(r, y));
+}
+
+/* Gains are never negative: a negative one would drive away from target. */
+static s64 gain(s32 k)
+{
+	return max(k, 0);
+}
+
+/**
+ * struct power_actor - one cooling device's share of an allocation
+ * @instance: its binding to the desired-temperature trip
+ * @req_power: power it requests
+ * @max_power: power at the least cooling state its binding allows
+ * @weighted_req_power: @req_power times its weight
+ * @granted_power: power granted to it
+ * @extra_actor_power: how much more it could take
+ */
+struct power_actor {
+	struct thermal_instance *instance;
+	u32 req_power;
+	u32 max_power;
+	u32 weighted_req_power;
+	u32 granted_power;
+	u32 extra_actor_power;
+};
+
+/**
+ * struct power_allocator_params - the governor's state for one zone
+ * @allocated_tzp: we allocated tz->tzp and free it on unbind
+ * @update_cdevs: the devices were throttled: release them once below
+ *	switch-on
+ * @err_integral: accumulated error, in periods
+ * @prev_err: error of the previous update, for the derivative
+ * @last_update_ns: when the controller last ran, 0 after a reset
+ * @sustainable_power: the sustainable power the gains were estimated for
+ * @est_k_po: k_po as we last estimated it; a different tz->tzp->k_po was
+ *	set by a user and is kept
+ * @est_k_pu: the same for k_pu
+ * @est_k_i: the same for k_i
+ * @trip_switch_on: first passive trip, or NULL if there is only one
+ * @trip_max: last passive trip: the temperature controlled for
+ * @total_weight: sum of the actors' weights; 0 weighs them equally
+ * @num_actors: entries of @power
+ * @power: per-actor scratch space for an allocation
+ */
+struct power_allocator_params {
+	bool allocated_tzp;
+	bool update_cdevs;
+	s64 err_integral;
+	s64 prev_err;
+	u64 last_update_ns;
+	u32 sustainable_power;
+	s32 est_k_po;
+	s32 est_k_pu;
+	s32 est_k_i;
+	const struct thermal_trip *trip_switch_on;
+	const struct thermal_trip *trip_max;
+	int total_weight;
+	unsigned int num_actors;
+	struct power_actor *power;
+};
+
+/**
+ * struct pid_terms - one run of the controller
+ * @err: desired minus current temperature, fixed point
+ * @p: proportional term, mW fixed point
+ * @i: integral term
+ * @d: derivative term
+ * @output: the budget, mW
+ */
+struct pid_terms {
+	s64 err, p, i, d;
+	u32 output;
+};
+
+static bool power_actor_is_valid(struct thermal_instance *instance)
+{
+	return cdev_is_power_actor(instance->cdev);
+}
+
+static struct list_head *actor_list(struct power_allocator_params *params)
+{
+	return &trip_to_trip_desc(params->trip_max)->thermal_instances;
+}
+
+/*----------------------------------------------------------------*/
+
+/*
+ * Without a sustainable power from the platform, take the power of every
+ * actor at its deepest cooling state: low, but safe.
+ */
+static u32 estimate_sustainable_power(struct power_allocator_params *params)
+{
+	struct thermal_instance *instance;
+	u32 sustainable_power = 0, min_power;
+
+	if (!params->trip_max)
+		return 0;
+
+	list_for_each_entry(instance, actor_list(params), trip_node) {
+		struct thermal_cooling_device *cdev = instance->cdev;
+
+		if (!power_actor_is_valid(instance) ||
+		    cdev->ops->state2power(cdev, instance->upper, &min_power))
+			continue;
+		sustainable_power += min_power;
+	}
+
+	return sustainable_power;
+}
+
+/* Replace @k by @estimate unless a user set it: it still holds @*prev. */
+static void update_gain(s32 *k, s32 *prev, s32 estimate)
+{
+	if (*k == *prev)
+		*k = estimate;
+	*prev = estimate;
+}
+
+/*
+ * Default gains: the proportional term alone takes the budget from three
+ * times the sustainable power at switch-on to the sustainable power at the
+ * desired temperature (k_pu), and half as steeply above it (k_po); k_i is
+ * a tenth of k_pu, k_d and integral_cutoff stay 0.  Gains a user or the
+ * platform set are kept.
+ */
+static void estimate_pid_constants(struct thermal_zone_params *tzp,
+				   struct power_allocator_params *params,
+				   u32 sustainable_power, int control_temp)
+{
+	s64 delta = control_temp;
+	s32 k_po, k_pu;
+
+	if (params->trip_switch_on)
+		delta -= params->trip_switch_on->temperature;
+
+	/* Two passive trips at one temperature: nothing sensible to guess. */
+	if (delta <= 0)
+		return;
+
+	k_po = min_t(s64, div64_s64(int_to_frac(sustainable_power), delta), S32_MAX);
+	k_pu = min_t(s64, div64_s64(int_to_frac(2ULL * sustainable_power), delta), S32_MAX);
+	update_gain(&tzp->k_po, &params->est_k_po, k_po);
+	update_gain(&tzp->k_pu, &params->est_k_pu, k_pu);
+	update_gain(&tzp->k_i, &params->est_k_i, max(k_pu / 10, 1));
+}
+
+/*
+ * The sustainable power to use now: the zone's, or an estimate when it has
+ * none; the gains follow any change, as far as nobody set them.
+ */
+static u32 get_sustainable_power(struct thermal_zone_device *tz,
+				 struct power_allocator_params *params, int control_temp)
+{
+	u32 sustainable_power = tz->tzp->sustainable_power;
+
+	if (!sustainable_power)
+		sustainable_power = estimate_sustainable_power(params);
+
+	if (sustainable_power != params->sustainable_power) {
+		estimate_pid_constants(tz->tzp, params, sustainable_power, control_temp);
+		tz->tzp->sustainable_power = sustainable_power;
+		params->sustainable_power = sustainable_power;
+	}
+
+	return sustainable_power;
+}
+
+/*----------------------------------------------------------------*/
+
+/*
+ * Polling periods since the last update, fixed point.  A zone without
+ * passive polling counts every update as one period.
+ */
+static s64 elapsed_periods(struct power_allocator_params *params, u64 period_ns, u64 now_ns)
+{
+	u64 dt;
+
+	if (!period_ns || !params->last_update_ns || now_ns <= params->last_update_ns)
+		return FRAC_ONE;
+
+	dt = now_ns - params->last_update_ns;
+	if (dt >= period_ns * 4)
+		return MAX_PERIODS;
+	return clamp_t(s64, div64_u64(dt << FRAC_BITS, period_ns), MIN_PERIODS, MAX_PERIODS);
+}
+
+/*
+ * One step of the controller for error @err (fixed point) after @periods
+ * polling periods of @period_ms each.
+ *
+ * The integral accumulates error weighted by the time it lasted, only
+ * while the error is below integral_cutoff, and never beyond what
+ * max_power can express: it is clamped, so that it unwinds as soon as the
+ * error changes sign.
+ */
+static void pid_step(struct power_allocator_params *params, const struct thermal_zone_params *tzp,
+		     s64 err, s64 periods, unsigned int period_ms, u32 sustainable_power,
+		     u32 max_power, struct pid_terms *t)
+{
+	s64 k_i = gain(tzp->k_i), max_frac = int_to_frac(max_power), out, dt_ms;
+
+	t->err = err;
+	t->p = mul_frac(gain(err < 0 ? tzp->k_po : tzp->k_pu), err);
+
+	if (err < int_to_frac(tzp->integral_cutoff)) {
+		s64 integral = sat_frac(params->err_integral + mul_frac(err, periods));
+
+		if (k_i && abs(mul_frac(k_i, integral)) > max_frac) {
+			s64 limit = div_frac(max_frac, k_i);
+
+			integral = integral < 0 ? -limit : limit;
+		}
+		params->err_integral = integral;
+	}
+	t->i = mul_frac(k_i, params->err_integral);
+
+	/* Per millisecond of the time that really passed. */
+	dt_ms = mul_frac(periods, int_to_frac(max(period_ms, 1u)));
+	t->d = div_frac(mul_frac(gain(tzp->k_d), err - params->prev_err), dt_ms);
+	params->prev_err = err;
+
+	out = (s64)sustainable_power + frac_to_int(sat_frac(t->p + t->i + t->d));
+	t->output = clamp_t(s64, out, 0, max_power);
+}
+
+/*----------------------------------------------------------------*/
+
+/*
+ * Divide @power_range among @n actors in proportion to their weighted
+ * requests (equally if nothing is requested); then give what actors
+ * cannot use, beyond their maximum, to the others in proportion to how
+ * far below their maximum they are.
+ */
+static void divvy_up_power(struct power_actor *power, unsigned int n, u32 total_weighted_req,
+			   u32 power_range)
+{
+	u32 extra_power = 0, capped_extra_power = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct power_actor *pa = &power[i];
+		u64 share;
+
+		if (total_weighted_req)
+			share = DIV_ROUND_CLOSEST_ULL((u64)pa->weighted_req_power * power_range,
+						      total_weighted_req);
+		else
+			share = power_range / n;
+
+		if (share > pa->max_power) {
+			extra_power += share - pa->max_power;
+			share = pa->max_power;
+		}
+		pa->granted_power = share;
+		pa->extra_actor_power = pa->max_power - pa->granted_power;
+		capped_extra_power += pa->extra_actor_power;
+	}
+
+	if (!extra_power || !capped_extra_power)
+		return;
+
+	extra_power = min(extra_power, capped_extra_power);
+	for (i = 0; i < n; i++) {
+		struct power_actor *pa = &power[i];
+
+		pa->granted_power += DIV_ROUND_CLOSEST_ULL((u64)pa->extra_actor_power * extra_power,
+							   capped_extra_power);
+	}
+}
+
+static void power_actor_set_power(struct thermal_instance *instance, u32 power)
+{
+	struct thermal_cooling_device *cdev = instance->cdev;
+	unsigned long state;
+
+	if (cdev->ops->power2state(cdev, power, &state))
+		return;
+
+	instance->target = clamp_val(state, instance->lower, instance->upper);
+	mutex_lock(&cdev->lock);
+	__thermal_cdev_update(cdev);
+	mutex_unlock(&cdev->lock);
+}
+
+/*
+ * Gather the actors' requests and maxima.  An actor whose power
+ * operations fail takes no part; the others keep their own entries.
+ */
+static unsigned int collect_actors(struct power_allocator_params *params, u32 *total_req,
+				   u32 *total_weighted_req, u32 *max_allocatable)
+{
+	struct thermal_instance *instance;
+	unsigned int n = 0;
+
+	*total_req = 0;
+	*total_weighted_req = 0;
+	*max_allocatable = 0;
+
+	list_for_each_entry(instance, actor_list(params), trip_node) {
+		struct thermal_cooling_device *cdev = instance->cdev;
+		struct power_actor *pa = &params->power[n];
+		u32 weight;
+
+		if (n == params->num_actors)
+			break;
+		if (!power_actor_is_valid(instance))
+			continue;
+
+		memset(pa, 0, sizeof(*pa));
+		if (cdev->ops->get_requested_power(cdev, &pa->req_power) ||
+		    cdev->ops->state2power(cdev, instance->lower, &pa->max_power))
+			continue;
+
+		weight = params->total_weight ? instance->weight : FRAC_ONE;
+		pa->weighted_req_power = frac_to_int((u64)weight * pa->req_power);
+		pa->instance = instance;
+
+		*total_req += pa->req_power;
+		*total_weighted_req += pa->weighted_req_power;
+		*max_allocatable += pa->max_power;
+		n++;
+	}
+
+	return n;
+}
+
+static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64 now_ns)
+{
+	struct power_allocator_params *params = tz->governor_data;
+	u32 total_req, total_weighted_req, max_allocatable, total_granted = 0, sp;
+	unsigned int i, n;
+	struct pid_terms t;
+	s64 periods;
+
+	if (!params->num_actors)
+		return;
+
+	n = collect_actors(params, &total_req, &total_weighted_req, &max_allocatable);
+
+	sp = get_sustainable_power(tz, params, control_temp);
+	periods = elapsed_periods(params, jiffies_to_nsecs(tz->passive_delay_jiffies), now_ns);
+	params->last_update_ns = now_ns;
+	pid_step(params, tz->tzp, int_to_frac((s64)control_temp - tz->temperature), periods,
+		 jiffies_to_msecs(tz->passive_delay_jiffies), sp, max_allocatable, &t);
+
+	trace_thermal_power_allocator_pid(tz, frac_to_int(t.err), frac_to_int(params->err_integral),
+					  frac_to_int(t.p), frac_to_int(t.i), frac_to_int(t.d),
+					  t.output);
+
+	if (!n)
+		return;
+
+	divvy_up_power(params->power, n, total_weighted_req, t.output);
+
+	for (i = 0; i < n; i++) {
+		struct power_actor *pa = &params->power[i];
+
+		power_actor_set_power(pa->instance, pa->granted_power);
+		total_granted += pa->granted_power;
+		trace_thermal_power_actor(tz, i, pa->req_power, pa->granted_power);
+	}
+
+	trace_thermal_power_allocator(tz, total_req, total_granted, n, t.output, max_allocatable,
+				      tz->temperature, control_temp - tz->temperature);
+}
+
+/*----------------------------------------------------------------*/
+
+/*
+ * The switch-on trip is the first passive trip and the desired temperature
+ * the last; with one passive trip the governor is always on; with none,
+ * the last active trip is controlled for.
+ */
+static void get_governor_trips(struct thermal_zone_device *tz,
+			       struct power_allocator_params *params)
+{
+	const struct thermal_trip *first_passive = NULL, *last_passive = NULL;
+	const struct thermal_trip *last_active = NULL;
+	const struct thermal_trip_desc *td;
+
+	for_each_trip_desc(tz, td) {
+		const struct thermal_trip *trip = &td->trip;
+
+		if (trip->type == THERMAL_TRIP_PASSIVE) {
+			if (!first_passive)
+				first_passive = trip;
+			else
+				last_passive = trip;
+		} else if (trip->type == THERMAL_TRIP_ACTIVE) {
+			last_active = trip;
+		}
+	}
+
+	if (last_passive) {
+		params->trip_switch_on = first_passive;
+		params->trip_max = last_passive;
+	} else {
+		params->trip_switch_on = NULL;
+		params->trip_max = first_passive ?: last_active;
+	}
+}
+
+static void reset_pid_controller(struct power_allocator_params *params)
+{
+	params->err_integral = 0;
+	params->prev_err = 0;
+	params->last_update_ns = 0;
+}
+
+/* Below switch-on: every actor may run at the least cooling state allowed. */
+static void allow_maximum_power(struct thermal_zone_device *tz)
+{
+	struct power_allocator_params *params = tz->governor_data;
+	struct thermal_instance *instance;
+	u32 req_power;
+
+	list_for_each_entry(instance, actor_list(params), trip_node) {
+		struct thermal_cooling_device *cdev = instance->cdev;
+
+		if (!power_actor_is_valid(instance))
+			continue;
+
+		instance->target = instance->lower;
+		mutex_lock(&cdev->lock);
+		/* keeps the device's own load statistics current */
+		cdev->ops->get_requested_power(cdev, &req_power);
+		if (params->update_cdevs)
+			__thermal_cdev_update(cdev);
+		mutex_unlock(&cdev->lock);
+	}
+}
+
+/*
+ * Every device bound to the desired trip must be a power actor; the count
+ * of them (possibly 0: devices may come later), or -EINVAL.
+ */
+static int check_power_actors(struct thermal_zone_device *tz,
+			      struct power_allocator_params *params)
+{
+	struct thermal_instance *instance;
+	int n = 0;
+
+	if (!params->trip_max)
+		return 0;
+
+	list_for_each_entry(instance, actor_list(params), trip_node) {
+		if (!power_actor_is_valid(instance)) {
+			dev_warn(&tz->device, "power_allocator: %s is not a power actor\n",
+				 instance->cdev->type);
+			return -EINVAL;
+		}
+		n++;
+	}
+
+	return n;
+}
+
+/*
+ * Size the per-actor buffer for @num_actors.  If that fails, the old
+ * buffer stays and serves as many actors as it holds.
+ */
+static int allocate_actors_buffer(struct power_allocator_params *params,
+				  unsigned int num_actors)
+{
+	struct power_actor *power = NULL;
+
+	if (num_actors) {
+		power = kcalloc(num_actors, sizeof(*power), GFP_KERNEL);
+		if (!power)
+			return -ENOMEM;
+	}
+
+	kfree(params->power);
+	params->power = power;
+	params->num_actors = num_actors;
+	return 0;
+}
+
+static void power_allocator_update_weight(struct power_allocator_params *params)
+{
+	struct thermal_instance *instance;
+
+	params->total_weight = 0;
+	if (!params->trip_max)
+		return;
+
+	list_for_each_entry(instance, actor_list(params), trip_node)
+		if (power_actor_is_valid(instance))
+			params->total_weight += instance->weight;
+}
+
+static void power_allocator_update_tz(struct thermal_zone_device *tz,
+				      enum thermal_notify_event reason)
+{
+	struct power_allocator_params *params = tz->governor_data;
+	struct thermal_instance *instance;
+	unsigned int num_actors = 0;
+
+	switch (reason) {
+	case THERMAL_TZ_BIND_CDEV:
+	case THERMAL_TZ_UNBIND_CDEV:
+		if (!params->trip_max)
+			break;
+		list_for_each_entry(instance, actor_list(params), trip_node)
+			if (power_actor_is_valid(instance))
+				num_actors++;
+
+		if (num_actors != params->num_actors &&
+		    allocate_actors_buffer(params, num_actors))
+			dev_warn(&tz->device,
+				 "power_allocator: no memory for %u actors, managing %u\n",
+				 num_actors, params->num_actors);
+		fallthrough;
+	case THERMAL_INSTANCE_WEIGHT_CHANGED:
+		power_allocator_update_weight(params);
+		break;
+	default:
+		break;
+	}
+}
+
+static int power_allocator_bind(struct thermal_zone_device *tz)
+{
+	struct power_allocator_params *params;
+	int ret;
+
+	params = kzalloc(sizeof(*params), GFP_KERNEL);
+	if (!params)
+		return -ENOMEM;
+
+	get_governor_trips(tz, params);
+
+	ret = check_power_actors(tz, params);
+	if (ret < 0) {
+		dev_warn(&tz->device, "power_allocator: binding failed\n");
+		goto free_params;
+	}
+
+	ret = allocate_actors_buffer(params, ret);
+	if (ret) {
+		dev_warn(&tz->device, "power_allocator: allocation failed\n");
+		goto free_params;
+	}
+
+	if (!tz->tzp) {
+		tz->tzp = kzalloc(sizeof(*tz->tzp), GFP_KERNEL);
+		if (!tz->tzp) {
+			ret = -ENOMEM;
+			goto free_power;
+		}
+		params->allocated_tzp = true;
+	}
+
+	if (!tz->tzp->sustainable_power)
+		dev_warn(&tz->device, "power_allocator: sustainable_power will be estimated\n");
+
+	/* Gains the platform gave are kept; the others are estimated. */
+	if (params->trip_max) {
+		u32 sp = tz->tzp->sustainable_power ?: estimate_sustainable_power(params);
+
+		estimate_pid_constants(tz->tzp, params, sp, params->trip_max->temperature);
+		params->sustainable_power = tz->tzp->sustainable_power;
+	}
+
+	reset_pid_controller(params);
+	tz->governor_data = params;
+	power_allocator_update_weight(params);
+
+	return 0;
+
+free_power:
+	kfree(params->power);
+free_params:
+	kfree(params);
+	return ret;
+}
+
+static void power_allocator_unbind(struct thermal_zone_device *tz)
+{
+	struct power_allocator_params *params = tz->governor_data;
+
+	dev_dbg(&tz->device, "Unbinding from thermal zone %d\n", tz->id);
+
+	if (params->allocated_tzp) {
+		kfree(tz->tzp);
+		tz->tzp = NULL;
+	}
+
+	kfree(params->power);
+	kfree(params);
+	tz->governor_data = NULL;
+}
+
+static void power_allocator_manage(struct thermal_zone_device *tz)
+{
+	struct power_allocator_params *params = tz->governor_data;
+	const struct thermal_trip *trip = params->trip_switch_on;
+
+	lockdep_assert_held(&tz->lock);
+
+	if (!params->trip_max)
+		return;
+
+	/* Tunables written while cool take effect now, not at switch-on. */
+	get_sustainable_power(tz, params, params->trip_max->temperature);
+
+	if (trip && tz->temperature < trip->temperature) {
+		reset_pid_controller(params);
+		allow_maximum_power(tz);
+		params->update_cdevs = false;
+		return;
+	}
+
+	allocate_power(tz, params->trip_max->temperature, ktime_get_ns());
+	params->update_cdevs = true;
+}
+
+static struct thermal_governor thermal_gov_power_allocator = {
+	.name		= "power_allocator",
+	.bind_to_tz	= power_allocator_bind,
+	.unbind_from_tz	= power_allocator_unbind,
+	.manage		= power_allocator_manage,
+	.update_tz	= power_allocator_update_tz,
+};
+THERMAL_GOVERNOR_DECLARE(thermal_gov_power_allocator);
+
+#if IS_ENABLED(CONFIG_THERMAL_GOV_POWER_ALLOCATOR_KUNIT_TEST)
+#include "tests/power_allocator_kunit.c"
+#endif

@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the power allocator governor.  Included at the end of
+ * gov_power_allocator.c, so the static functions are in scope.
+ */
+
+#include <kunit/test.h>
+
+/*----------------------------------------------------------------*/
+/* A zone of fake power actors, without the thermal core around it. */
+
+/**
+ * struct fake_actor - a cooling device whose power halves with each state
+ * @max_power: power at state 0
+ * @req: power it requests
+ * @fail: its power operations fail
+ * @state: its cooling state
+ */
+struct fake_actor {
+	u32 max_power;
+	u32 req;
+	bool fail;
+	unsigned long state;
+};
+
+#define FAKE_MAX_STATE 4
+
+static struct fake_actor *fake(struct thermal_cooling_device *cdev)
+{
+	return cdev->devdata;
+}
+
+static int fake_get_max_state(struct thermal_cooling_device *cdev, unsigned long *state)
+{
+	*state = FAKE_MAX_STATE;
+	return 0;
+}
+
+static int fake_get_cur_state(struct thermal_cooling_device *cdev, unsigned long *state)
+{
+	*state = fake(cdev)->state;
+	return 0;
+}
+
+static int fake_set_cur_state(struct thermal_cooling_device *cdev, unsigned long state)
+{
+	fake(cdev)->state = state;
+	return 0;
+}
+
+static int fake_get_requested_power(struct thermal_cooling_device *cdev, u32 *power)
+{
+	*power = fake(cdev)->req;
+	return fake(cdev)->fail ? -EIO : 0;
+}
+
+static int fake_state2power(struct thermal_cooling_device *cdev, unsigned long state, u32 *power)
+{
+	*power = fake(cdev)->max_power >> state;
+	return fake(cdev)->fail ? -EIO : 0;
+}
+
+static int fake_power2state(struct thermal_cooling_device *cdev, u32 power, unsigned long *state)
+{
+	unsigned long s = 0;
+
+	while (s < FAKE_MAX_STATE && (fake(cdev)->max_power >> s) > power)
+		s++;
+	*state = s;
+	return fake(cdev)->fail ? -EIO : 0;
+}
+
+static const struct thermal_cooling_device_ops fake_ops = {
+	.get_max_state = fake_get_max_state,
+	.get_cur_state = fake_get_cur_state,
+	.set_cur_state = fake_set_cur_state,
+	.get_requested_power = fake_get_requested_power,
+	.state2power = fake_state2power,
+	.power2state = fake_power2state,
+};
+
+/* Two passive trips, 65 and 75 °C, polled every 100 ms when passive. */
+static struct thermal_zone_device *fake_zone(struct kunit *test, u32 sustainable_power)
+{
+	struct thermal_zone_device *tz = kunit_kzalloc(test, struct_size(tz, trips, 2),
+						       GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, tz);
+	tz->num_trips = 2;
+	for (i = 0; i < 2; i++) {
+		tz->trips[i].trip.type = THERMAL_TRIP_PASSIVE;
+		tz->trips[i].trip.temperature = 65000 + i * 10000;
+		INIT_LIST_HEAD(&tz->trips[i].thermal_instances);
+	}
+	mutex_init(&tz->lock);
+	tz->passive_delay_jiffies = msecs_to_jiffies(100);
+	tz->tzp = kunit_kzalloc(test, sizeof(*tz->tzp), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tz->tzp);
+	tz->tzp->sustainable_power = sustainable_power;
+	return tz;
+}
+
+static struct thermal_instance *fake_bind(struct kunit *test, struct thermal_zone_device *tz,
+					  u32 max_power, u32 req, unsigned int weight)
+{
+	struct thermal_cooling_device *cdev = kunit_kzalloc(test, sizeof(*cdev), GFP_KERNEL);
+	struct thermal_instance *instance = kunit_kzalloc(test, sizeof(*instance), GFP_KERNEL);
+	struct fake_actor *a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, cdev);
+	KUNIT_ASSERT_NOT_NULL(test, instance);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	a->max_power = max_power;
+	a->req = req;
+	cdev->type = "fake";
+	cdev->ops = &fake_ops;
+	cdev->devdata = a;
+	cdev->max_state = FAKE_MAX_STATE;
+	mutex_init(&cdev->lock);
+	INIT_LIST_HEAD(&cdev->thermal_instances);
+
+	instance->cdev = cdev;
+	instance->trip = &tz->trips[1].trip;
+	instance->lower = 0;
+	instance->upper = FAKE_MAX_STATE;
+	instance->target = THERMAL_NO_TARGET;
+	instance->weight = weight;
+	list_add_tail(&instance->trip_node, &tz->trips[1].thermal_instances);
+	list_add_tail(&instance->cdev_node, &cdev->thermal_instances);
+	return instance;
+}
+
+static void unbind_action(void *tz)
+{
+	power_allocator_unbind(tz);
+}
+
+static void governor_bind(struct kunit *test, struct thermal_zone_device *tz)
+{
+	KUNIT_ASSERT_EQ(test, power_allocator_bind(tz), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, unbind_action, tz), 0);
+}
+
+static unsigned long fake_state(struct thermal_instance *instance)
+{
+	return fake(instance->cdev)->state;
+}
+
+/*----------------------------------------------------------------*/
+
+static void ipa_test_fixed_point(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, mul_frac(int_to_frac(3), int_to_frac(4)), int_to_frac(12));
+	KUNIT_EXPECT_EQ(test, mul_frac(-int_to_frac(3), FRAC_ONE / 2), -int_to_frac(3) / 2);
+	KUNIT_EXPECT_EQ(test, div_frac(int_to_frac(3), int_to_frac(2)), int_to_frac(3) / 2);
+	/* saturation instead of overflow */
+	KUNIT_EXPECT_EQ(test, mul_frac(S64_MAX / 2, S64_MAX / 2), FRAC_MAX);
+	KUNIT_EXPECT_EQ(test, mul_frac(S64_MIN / 2, S64_MAX / 2), FRAC_MIN);
+	KUNIT_EXPECT_EQ(test, div_frac(FRAC_MAX, 1), FRAC_MAX);
+	KUNIT_EXPECT_EQ(test, gain(-5), 0);
+	KUNIT_EXPECT_EQ(test, gain(S32_MAX), (s64)S32_MAX);
+}
+
+static void ipa_test_defaults(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 4500);
+	struct power_allocator_params *params;
+
+	fake_bind(test, tz, 4000, 1000, 1);
+	governor_bind(test, tz);
+	params = tz->governor_data;
+
+	/* k_pu = 2 * SP / (T_desired - T_switch_on), k_po half of it, k_i a tenth */
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_po, (s32)(int_to_frac(4500) / 10000));
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(9000) / 10000));
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_i, tz->tzp->k_pu / 10);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_d, 0);
+	KUNIT_EXPECT_EQ(test, tz->tzp->integral_cutoff, 0);
+	KUNIT_EXPECT_PTR_EQ(test, params->trip_switch_on, &tz->trips[0].trip);
+	KUNIT_EXPECT_PTR_EQ(test, params->trip_max, &tz->trips[1].trip);
+}
+
+/* A gain set by a user survives a new sustainable power; the others follow. */
+static void ipa_test_user_gains_kept(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 4500);
+	struct power_allocator_params *params;
+
+	fake_bind(test, tz, 4000, 1000, 1);
+	governor_bind(test, tz);
+	params = tz->governor_data;
+
+	tz->tzp->k_po = 777;
+	tz->tzp->sustainable_power = 3000;
+	get_sustainable_power(tz, params, 75000);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_po, 777);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(6000) / 10000));
+	KUNIT_EXPECT_EQ(test, params->sustainable_power, 3000u);
+
+	/* no sustainable power at all: estimated from the deepest states */
+	tz->tzp->sustainable_power = 0;
+	KUNIT_EXPECT_EQ(test, get_sustainable_power(tz, params, 75000), 4000u >> FAKE_MAX_STATE);
+	KUNIT_EXPECT_EQ(test, tz->tzp->sustainable_power, 4000u >> FAKE_MAX_STATE);
+}
+
+static void ipa_test_pid_terms(struct kunit *test)
+{
+	struct power_allocator_params params = {};
+	struct thermal_zone_params tzp = { .k_po = 100, .k_pu = 200, .k_i = 10, .k_d = 0 };
+	struct pid_terms t;
+
+	/* 5 °C below target: p = k_pu * e, the integral gains one period of e */
+	pid_step(&params, &tzp, int_to_frac(5000), FRAC_ONE, 100, 1000, 100000, &t);
+	KUNIT_EXPECT_EQ(test, t.p, (s64)200 * 5000);
+	KUNIT_EXPECT_EQ(test, t.i, 0);		/* above integral_cutoff 0: no integration */
+	KUNIT_EXPECT_EQ(test, t.output, 1000u + 200 * 5000 / 1024);
+
+	/* 2 °C above: k_po, and the integral accumulates */
+	pid_step(&params, &tzp, -int_to_frac(2000), FRAC_ONE, 100, 1000, 100000, &t);
+	KUNIT_EXPECT_EQ(test, t.p, -(s64)100 * 2000);
+	KUNIT_EXPECT_EQ(test, params.err_integral, -int_to_frac(2000));
+	KUNIT_EXPECT_EQ(test, t.i, -(s64)10 * 2000);
+
+	/* the output is clamped to [0, max] */
+	pid_step(&params, &tzp, -int_to_frac(100000), FRAC_ONE, 100, 1000, 5000, &t);
+	KUNIT_EXPECT_EQ(test, t.output, 0u);
+	pid_step(&params, &tzp, int_to_frac(100000), FRAC_ONE, 100, 1000, 5000, &t);
+	KUNIT_EXPECT_EQ(test, t.output, 5000u);
+}
+
+/* The integral never exceeds what max power can express, and unwinds at once. */
+static void ipa_test_anti_windup(struct kunit *test)
+{
+	struct power_allocator_params params = {};
+	struct thermal_zone_params tzp = { .k_po = 100, .k_pu = 200, .k_i = 50,
+					   .integral_cutoff = 100000 };
+	struct pid_terms t;
+	unsigned int n;
+
+	for (n = 0; n < 10000; n++)
+		pid_step(&params, &tzp, int_to_frac(20000), FRAC_ONE, 100, 1000, 8000, &t);
+	KUNIT_EXPECT_LE(test, abs(t.i), int_to_frac(8000));
+	KUNIT_EXPECT_GE(test, t.i, int_to_frac(8000) - int_to_frac(1));
+
+	/* one update overshooting is enough to pull the budget down */
+	for (n = 0; n < 3; n++)
+		pid_step(&params, &tzp, -int_to_frac(20000), FRAC_ONE, 100, 1000, 8000, &t);
+	KUNIT_EXPECT_LT(test, t.i, int_to_frac(8000) - int_to_frac(2000));
+}
+
+static void ipa_test_integral_cutoff(struct kunit *test)
+{
+	struct power_allocator_params params = {};
+	struct thermal_zone_params tzp = { .k_pu = 200, .k_i = 50, .integral_cutoff = 3000 };
+	struct pid_terms t;
+
+	pid_step(&params, &tzp, int_to_frac(5000), FRAC_ONE, 100, 0, 8000, &t);
+	KUNIT_EXPECT_EQ(test, params.err_integral, 0);
+	pid_step(&params, &tzp, int_to_frac(2000), FRAC_ONE, 100, 0, 8000, &t);
+	KUNIT_EXPECT_EQ(test, params.err_integral, int_to_frac(2000));
+}
+
+/* Updates that come late count for more, early ones for less. */
+static void ipa_test_irregular_intervals(struct kunit *test)
+{
+	struct power_allocator_params params = { .last_update_ns = 1000000000ULL };
+	struct thermal_zone_params tzp = { .k_pu = 200, .k_i = 50, .k_d = 1024,
+					   .integral_cutoff = 100000 };
+	u64 period = 100 * NSEC_PER_MSEC, t0 = params.last_update_ns;
+	struct pid_terms t;
+
+	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, period, t0 + period), FRAC_ONE);
+	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, period, t0 + 2 * period), 2 * FRAC_ONE);
+	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, period, t0 + period / 2), FRAC_ONE / 2);
+	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, period, t0 + 1), MIN_PERIODS);
+	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, period, t0 + 100 * period), MAX_PERIODS);
+	/* no polling period, or no previous update: one period each */
+	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, 0, t0 + 5 * period), FRAC_ONE);
+	params.last_update_ns = 0;
+	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, period, t0), FRAC_ONE);
+
+	/* two periods of an error weigh twice */
+	pid_step(&params, &tzp, int_to_frac(1000), 2 * FRAC_ONE, 100, 0, 100000, &t);
+	KUNIT_EXPECT_EQ(test, params.err_integral, int_to_frac(2000));
+	/* the derivative is per millisecond that really passed */
+	pid_step(&params, &tzp, int_to_frac(1400), 2 * FRAC_ONE, 100, 0, 100000, &t);
+	KUNIT_EXPECT_EQ(test, t.d, int_to_frac(400) / 200);
+}
+
+/* No polling delay: no division by it (the old governor trapped here). */
+static void ipa_test_passive_delay_zero(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 2000);
+	struct thermal_instance *a;
+
+	tz->passive_delay_jiffies = 0;
+	tz->tzp->k_d = 500;
+	a = fake_bind(test, tz, 4000, 4000, 1);
+	governor_bind(test, tz);
+	tz->temperature = 80000;
+	allocate_power(tz, 75000, 1000);
+	tz->temperature = 79000;
+	allocate_power(tz, 75000, 2000);
+	KUNIT_EXPECT_GT(test, fake_state(a), 0ul);
+}
+
+static void ipa_test_divvy(struct kunit *test)
+{
+	struct power_actor pa[3] = {
+		{ .weighted_req_power = 1000, .max_power = 5000 },
+		{ .weighted_req_power = 3000, .max_power = 5000 },
+		{ .weighted_req_power = 0, .max_power = 5000 },
+	};
+
+	divvy_up_power(pa, 3, 4000, 2000);
+	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 500u);
+	KUNIT_EXPECT_EQ(test, pa[1].granted_power, 1500u);
+	KUNIT_EXPECT_EQ(test, pa[2].granted_power, 0u);
+
+	/* the surplus of a capped actor goes to the others by their headroom */
+	pa[1].max_power = 1000;
+	divvy_up_power(pa, 3, 4000, 4000);
+	KUNIT_EXPECT_EQ(test, pa[1].granted_power, 1000u);
+	KUNIT_EXPECT_EQ(test, pa[0].granted_power + pa[2].granted_power, 3000u);
+	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 1000u + DIV_ROUND_CLOSEST(2000u * 4000, 9000));
+
+	/* nothing requested: an equal split */
+	pa[0].weighted_req_power = 0;
+	pa[1].weighted_req_power = 0;
+	pa[1].max_power = 5000;
+	divvy_up_power(pa, 3, 0, 3000);
+	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 1000u);
+	KUNIT_EXPECT_EQ(test, pa[2].granted_power, 1000u);
+}
+
+/* Weights bias the split; all-zero weights count as equal. */
+static void ipa_test_weights(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 2000);
+	struct power_allocator_params *params;
+	u32 total_req, total_weighted, max;
+
+	fake_bind(test, tz, 4000, 1000, 3 * 1024);
+	fake_bind(test, tz, 4000, 1000, 1024);
+	governor_bind(test, tz);
+	params = tz->governor_data;
+
+	KUNIT_EXPECT_EQ(test, collect_actors(params, &total_req, &total_weighted, &max), 2u);
+	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power, 3000u);
+	KUNIT_EXPECT_EQ(test, params->power[1].weighted_req_power, 1000u);
+	KUNIT_EXPECT_EQ(test, max, 8000u);
+
+	list_first_entry(&tz->trips[1].thermal_instances, struct thermal_instance,
+			 trip_node)->weight = 0;
+	list_last_entry(&tz->trips[1].thermal_instances, struct thermal_instance,
+			trip_node)->weight = 0;
+	power_allocator_update_tz(tz, THERMAL_INSTANCE_WEIGHT_CHANGED);
+	collect_actors(params, &total_req, &total_weighted, &max);
+	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power,
+			params->power[1].weighted_req_power);
+}
+
+/*
+ * An actor whose power operations fail is left out, and the others get
+ * exactly what they would get without it (the old governor shifted their
+ * grants by one).
+ */
+static void ipa_test_actor_failing(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 3000);
+	struct thermal_instance *a, *b, *c;
+	unsigned long sa, sc;
+
+	a = fake_bind(test, tz, 8000, 1000, 1024);
+	b = fake_bind(test, tz, 8000, 8000, 1024);
+	c = fake_bind(test, tz, 2000, 2000, 1024);
+	governor_bind(test, tz);
+	tz->temperature = 75000;
+
+	fake(b->cdev)->fail = true;
+	fake(b->cdev)->state = 3;
+	allocate_power(tz, 75000, 1000);
+	sa = fake_state(a);
+	sc = fake_state(c);
+	KUNIT_EXPECT_EQ(test, fake_state(b), 3ul);
+
+	/* the same without b at all */
+	list_del(&b->trip_node);
+	power_allocator_update_tz(tz, THERMAL_TZ_UNBIND_CDEV);
+	reset_pid_controller(tz->governor_data);
+	allocate_power(tz, 75000, 1000);
+	KUNIT_EXPECT_EQ(test, fake_state(a), sa);
+	KUNIT_EXPECT_EQ(test, fake_state(c), sc);
+}
+
+/* Below switch-on every actor gets the least cooling its binding allows. */
+static void ipa_test_switch_on(struct kunit *test)
+{
+	struct power_allocator_params *params;
+	struct thermal_zone_device *tz = fake_zone(test, 1000);
+	struct thermal_instance *a = fake_bind(test, tz, 8000, 8000, 1);
+
+	a->lower = 1;
+	governor_bind(test, tz);
+	mutex_lock(&tz->lock);
+	tz->temperature = 90000;
+	power_allocator_manage(tz);
+	KUNIT_EXPECT_GT(test, fake_state(a), 1ul);
+	tz->temperature = 40000;
+	power_allocator_manage(tz);
+	mutex_unlock(&tz->lock);
+	params = tz->governor_data;
+	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
+	KUNIT_EXPECT_EQ(test, params->err_integral, 0);
+}
+
+/* Devices bound and unbound while throttling: the buffer follows. */
+static void ipa_test_bind_while_throttling(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 3000);
+	struct power_allocator_params *params;
+	struct thermal_instance *b;
+
+	fake_bind(test, tz, 8000, 4000, 1);
+	governor_bind(test, tz);
+	params = tz->governor_data;
+	tz->temperature = 80000;
+	allocate_power(tz, 75000, 1000);
+
+	b = fake_bind(test, tz, 8000, 4000, 1);
+	power_allocator_update_tz(tz, THERMAL_TZ_BIND_CDEV);
+	KUNIT_EXPECT_EQ(test, params->num_actors, 2u);
+	allocate_power(tz, 75000, 2000);
+	KUNIT_EXPECT_GT(test, fake_state(b), 0ul);
+
+	list_del(&b->trip_node);
+	power_allocator_update_tz(tz, THERMAL_TZ_UNBIND_CDEV);
+	KUNIT_EXPECT_EQ(test, params->num_actors, 1u);
+	allocate_power(tz, 75000, 3000);
+
+	/* no actors left: nothing to do, nothing to crash */
+	list_del(&list_first_entry(&tz->trips[1].thermal_instances, struct thermal_instance,
+				   trip_node)->trip_node);
+	power_allocator_update_tz(tz, THERMAL_TZ_UNBIND_CDEV);
+	KUNIT_EXPECT_EQ(test, params->num_actors, 0u);
+	allocate_power(tz, 75000, 4000);
+}
+
+static struct kunit_case ipa_test_cases[] = {
+	KUNIT_CASE(ipa_test_fixed_point),
+	KUNIT_CASE(ipa_test_defaults),
+	KUNIT_CASE(ipa_test_user_gains_kept),
+	KUNIT_CASE(ipa_test_pid_terms),
+	KUNIT_CASE(ipa_test_anti_windup),
+	KUNIT_CASE(ipa_test_integral_cutoff),
+	KUNIT_CASE(ipa_test_irregular_intervals),
+	KUNIT_CASE(ipa_test_passive_delay_zero),
+	KUNIT_CASE(ipa_test_divvy),
+	KUNIT_CASE(ipa_test_weights),
+	KUNIT_CASE(ipa_test_actor_failing),
+	KUNIT_CASE(ipa_test_switch_on),
+	KUNIT_CASE(ipa_test_bind_while_throttling),
+	{}
+};
+
+static struct kunit_suite ipa_test_suite = {
+	.name = "thermal_power_allocator",
+	.test_cases = ipa_test_cases,
+};
+
+kunit_test_suite(ipa_test_suite);
