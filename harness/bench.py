@@ -83,7 +83,7 @@ def plot(rows, trace, out_dir):
             f.write('\n\n')
     png = os.path.join(out_dir, trace + '.png')
     script = '\n'.join([
-        'set terminal pngcairo size 720,480' if have_cairo() else 'set terminal png size 720,480',
+        'set terminal pngcairo size 720,480 noenhanced' if have_cairo() else 'set terminal png size 720,480 noenhanced',
         'set output "%s"' % png,
         'set title "%s: miss ratio by cache size"' % trace,
         'set xlabel "cache size, % of footprint"', 'set ylabel "miss ratio"',

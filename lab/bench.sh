@@ -1,12 +1,42 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# make bench: the measurements.  Cache policies in the userspace harness
-# (out/bench/cache.md and plots); RESULT lines on stdout.
+# make bench: the measurements, as RESULT lines on stdout and reports with
+# plots in out/bench/ (cache.md, thermal.md).
+#  - cache policies: the userspace harness replays traces (harness/bench.py);
+#  - thermal governors: the emulated SoC in two guests, ours and step_wise
+#    on our kernel, the packaged power_allocator on the tree's kernel with
+#    only the emulated platform added (lab/ipa_bench.py).
+#   lab/bench.sh [cache|thermal] [scenario,...]    default: both, all scenarios
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+what=${1:-all}
+scenarios=${2:-}
+dest=${BENCH_OUT:-$REPO_DIR/out/bench}
+mkdir -p "$dest"
 "$LAB_DIR/deps.sh"
 "$LAB_DIR/tree.sh"
 echo "tree: $SRC_PKG $(pkg_version)"
-stage bench "cache policies (harness)"
-make -s -C "$REPO_DIR/harness" LAB_CACHE="$LAB_CACHE" >/dev/null
-python3 "$REPO_DIR/harness/bench.py" --out "$REPO_DIR/out/bench" ${BENCH_ARGS:-}
+
+if [ "$what" != thermal ]; then
+	stage bench "cache policies (harness)"
+	make -s -C "$REPO_DIR/harness" LAB_CACHE="$LAB_CACHE" >/dev/null
+	python3 "$REPO_DIR/harness/bench.py" --out "$dest" ${BENCH_ARGS:-}
+fi
+
+if [ "$what" != cache ]; then
+	for spec in guest:ours,step_wise tree:tree; do
+		flavour=${spec%%:*}
+		"$LAB_DIR/apply.sh" "$flavour"
+		"$LAB_DIR/build.sh" "$flavour"
+		"$LAB_DIR/rootfs.sh" "$flavour"
+		LAB_CMDLINE="lab.govs=${spec#*:} ${scenarios:+lab.scenarios=$scenarios}" \
+			"$LAB_DIR/qemu.sh" "$flavour" bench
+		grep '^bench:' "$OUT/bench-$flavour.log" >&2 || true
+		rm -rf "$OUT/bench-$flavour"
+		mkdir -p "$OUT/bench-$flavour"
+		tar -xf "$OUT/bench-$flavour.img" -C "$OUT/bench-$flavour" ||
+			die "no results from the $flavour guest, log: $OUT/bench-$flavour.log"
+	done
+	stage bench "thermal governors (metrics)"
+	python3 "$LAB_DIR/ipa_bench.py" "$dest" "$OUT/bench-guest" "$OUT/bench-tree"
+fi

@@ -35,12 +35,14 @@ for f in $files; do
 	fi
 done
 
-# Objects of our files, built with W=1 and checked by sparse; included
-# files (KUnit suites) are checked through the file that includes them.
-objs=$(for f in $files; do
+# Objects of every C file the series adds or changes, built with W=1 and
+# checked by sparse; included files (KUnit suites) are checked through the
+# file that includes them.
+objs=$(git -C "$WORK" diff --name-only base series -- '*.c' | while read -r f; do
 	case $f in
-	*/tests/*|*.h) ;;
-	*) o=${f%.c}.o; grep -q "$(basename "$o")" "$WORK/$(dirname "$f")/Makefile" && echo "$o" ;;
+	*/tests/*) ;;
+	*) o=${f%.c}.o; grep -q "$(basename "$o")\|$(basename "${f%.c}")" "$WORK/$(dirname "$f")/Makefile" &&
+		echo "$o" ;;
 	esac
 done)
 stage sparse-w1 "$(echo $objs)"

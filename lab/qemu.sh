@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Boot a built kernel flavour with its initramfs under TCG.
-#   lab/qemu.sh <flavour> <mode> [test filter]    mode: test|demo|shell
+#   lab/qemu.sh <flavour> <mode> [test filter]    mode: test|demo|shell|bench
 # ttyS0 (console and kernel log) goes to $OUT/<mode>-<flavour>.log (and to
 # the terminal for demo and shell), ttyS1 (test results) to
 # $OUT/<mode>-<flavour>.tap.  The run is killed after LAB_TIMEOUT seconds.
@@ -34,6 +34,12 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m "${LAB_MEM:-2048}"
 
 rm -f "$log" "$tap"
 rc=0
+if [ "$mode" = bench ]; then
+	# results come back as a tar written to a disk of their own
+	rm -f "$OUT/bench-$flavour.img"
+	truncate -s 256M "$OUT/bench-$flavour.img"
+	qemu+=(-drive "file=$OUT/bench-$flavour.img,format=raw,if=virtio")
+fi
 case $mode in
 shell)
 	"${qemu[@]}" -serial mon:stdio -serial "file:$tap" || rc=$?
