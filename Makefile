@@ -1,6 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Entry points; the work is done by the scripts in lab/.
-#   make test      build, boot, run KUnit + guest + userspace tests
+#   make test      build, boot, run KUnit + guest + userspace tests, 3 power
+#                  cuts, and the KUnit and guest tests on the sanitizer kernel
+#   make test-quick  the guest and userspace layers only (the edit loop)
+#   make test-debug  the sanitizer kernel only
+#   make test-crash  20 power cuts (LAB_CUTS=n for more or fewer)
 #   make demo      boot and show the project at work
 #   make shell     the test guest, interactive
 #   make patches   export the series and prove it applies and builds
@@ -8,10 +12,19 @@
 #   make bench     measurements: RESULT lines, out/bench/*.md and plots
 #   make fuzz      the policy fuzzer for an hour (FUZZ_TIME=seconds)
 
-.PHONY: test demo shell patches check kernel clean-cache fuzz bench
+.PHONY: test test-quick test-debug test-crash demo shell patches check kernel clean-cache fuzz bench
 
 test:
 	lab/test.sh $(T)
+
+test-quick:
+	LAB_LAYERS="guest userspace" lab/test.sh $(T)
+
+test-debug:
+	LAB_LAYERS=debug lab/test.sh $(T)
+
+test-crash:
+	LAB_LAYERS=crash LAB_CUTS=$(or $(LAB_CUTS),20) lab/test.sh
 
 demo:
 	lab/demo.sh

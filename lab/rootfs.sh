@@ -54,6 +54,11 @@ echo "root:x:0:0:root:/root:/bin/sh" >"$root/etc/passwd"
 echo "root:x:0:" >"$root/etc/group"
 
 cp -a "$REPO_DIR/guest" "$root/tests"
+# our own guest tools, static
+for src in "$REPO_DIR"/guest/tools/*.c; do
+	gcc -static -O2 -Wall -o "$root/usr/bin/$(basename "${src%.c}")" "$src" ||
+		die "cannot build $(basename "$src")"
+done
 ln -sf tests/init "$root/init"
 
 (cd "$root" && find . -print0 | cpio --null -o -H newc --quiet) >"$img.tmp" ||

@@ -393,7 +393,7 @@ static void smq_test_background_work(struct kunit *test)
 {
 	struct smq_policy *mq = make_policy(test, 8, 4096, false);
 	struct policy_work *work, *second;
-	dm_cblock_t cblock;
+	dm_cblock_t cblock, promoted;
 	unsigned int i;
 
 	/* a whole-block write is promoted at once */
@@ -414,16 +414,18 @@ static void smq_test_background_work(struct kunit *test)
 
 	smq_lookup_with_work(&mq->policy, to_oblock(100), &cblock, WRITE, true, &work);
 	KUNIT_ASSERT_NOT_NULL(test, work);
+	promoted = work->cblock;	/* the work is freed once complete */
 	smq_complete_background_work(&mq->policy, work, true);
 	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 100, READ, &cblock));
-	KUNIT_EXPECT_EQ(test, from_cblock(cblock), from_cblock(work->cblock));
+	KUNIT_EXPECT_EQ(test, from_cblock(cblock), from_cblock(promoted));
 
 	/* dirty blocks are written back when idle, not when busy */
 	for (i = 1; i < 8; i++) {
 		smq_lookup_with_work(&mq->policy, to_oblock(100 + i), &cblock, WRITE, true, &work);
 		KUNIT_ASSERT_NOT_NULL(test, work);
+		promoted = work->cblock;
 		smq_complete_background_work(&mq->policy, work, true);
-		smq_set_dirty(&mq->policy, work->cblock);
+		smq_set_dirty(&mq->policy, promoted);
 	}
 	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, 7u);
 	KUNIT_EXPECT_EQ(test, -ENODATA, smq_get_background_work(&mq->policy, false, &work));

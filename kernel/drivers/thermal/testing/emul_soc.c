@@ -19,7 +19,8 @@
  *   load     (w) "little=N big=N gpu=N", percent load of each actor
  *   ambient  (w) ambient temperature, millicelsius
  *   run      (w) N: run N updates now
- *   actor    (w) "unregister NAME" or "register NAME"
+ *   actor    (w) "unregister NAME", "register NAME", or "fail NAME" and
+ *                "heal NAME": its power operations fail, or work again
  *   record   (r) one CSV line per update since setup
  *   platform (r) the model's constants and the OPP tables
  */
@@ -89,6 +90,7 @@ static const struct emul_opp gpu_coarse[] = { { 178, 700 }, { 533, 800 }, { 1037
  * @granted: the power last passed to power2state() in this update, or -1
  * @cdev: its cooling device, NULL while unregistered
  * @present: part of this platform
+ * @fail: its power operations fail with -EIO
  */
 struct emul_actor {
 	const char *name;
@@ -103,6 +105,7 @@ struct emul_actor {
 	s64 granted;
 	struct thermal_cooling_device *cdev;
 	bool present;
+	bool fail;
 };
 
 enum { LITTLE, BIG, GPU, NR_ACTORS };
@@ -226,7 +229,7 @@ static int emul_get_requested_power(struct thermal_cooling_device *cdev, u32 *po
 	*power = actor_power(a, a->state);
 	a->requested = *power;
 	mutex_unlock(&soc.lock);
-	return 0;
+	return READ_ONCE(a->fail) ? -EIO : 0;
 }
 
 /* The power of all cores at full load at @state. */
@@ -238,7 +241,7 @@ static int emul_state2power(struct thermal_cooling_device *cdev, unsigned long s
 	if (state >= a->nr_opps)
 		return -EINVAL;
 	*power = opp_core_power(a, state_opp(a, state)) * a->nr_cores;
-	return 0;
+	return READ_ONCE(a->fail) ? -EIO : 0;
 }
 
 /*
@@ -252,6 +255,8 @@ static int emul_power2state(struct thermal_cooling_device *cdev, u32 power,
 	u32 load, per_core;
 	unsigned long s;
 
+	if (READ_ONCE(a->fail))
+		return -EIO;
 	mutex_lock(&soc.lock);
 	a->granted = power;
 	load = a->load ? a->load * a->nr_cores : 1;
@@ -510,6 +515,7 @@ static void init_actor(struct emul_actor *a, const char *name, unsigned int nr_c
 	a->requested = 0;
 	a->granted = -1;
 	a->present = present;
+	a->fail = false;
 }
 
 static int setup(struct emul_config *c)
@@ -732,6 +738,9 @@ static ssize_t actor_write(struct file *f, const char __user *ubuf, size_t len, 
 				r = 0;
 			} else if (!strcmp(buf, "register")) {
 				r = register_actor(&soc.actors[i]);
+			} else if (!strcmp(buf, "fail") || !strcmp(buf, "heal")) {
+				WRITE_ONCE(soc.actors[i].fail, !strcmp(buf, "fail"));
+				r = 0;
 			}
 		}
 		mutex_unlock(&soc.setup_lock);
