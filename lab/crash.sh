@@ -31,10 +31,11 @@ for ((cut = 1; cut <= cuts; cut++)); do
 		disks="$disks -drive file=$dir/$d.img,format=raw,if=virtio"
 	done
 
+	log=$OUT/crashw-guest.log
+	rm -f "$log"	# so that the writer's start is this boot's
 	LAB_QEMU_ARGS="$disks" LAB_CMDLINE="lab.seed=$s" LAB_TIMEOUT=300 \
 		"$LAB_DIR/qemu.sh" guest crashw 2>/dev/null &
 	qpid=$!
-	log=$OUT/crashw-guest.log
 	for _ in $(seq 600); do
 		grep -q 'crashio: writing' "$log" 2>/dev/null && break
 		kill -0 $qpid 2>/dev/null || break
@@ -45,13 +46,13 @@ for ((cut = 1; cut <= cuts; cut++)); do
 	sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
 	pkill -KILL -f "file:$log" || true
 	wait $qpid || true
-	acked=$(grep -o '[0-9]* batches acknowledged' "$log" | tail -n 1)
 
 	LAB_QEMU_ARGS="$disks" LAB_TIMEOUT=600 "$LAB_DIR/qemu.sh" guest crashv 2>/dev/null ||
 		die "cut $cut: the check boot failed, log: $OUT/crashv-guest.log"
 	result=$(grep '^CRASH-RESULT' "$OUT/crashv-guest.log" || true)
+	acked=$(grep -o '[0-9]* batches acknowledged' "$OUT/crashv-guest.log" | head -n 1 || true)
 	cp "$OUT/crashv-guest.log" "$dir/check-$cut.log"
-	echo "cut $cut: seed $s, killed ${delay_ms} ms into the writes (${acked:-0 batches acknowledged before the last report}): ${result#CRASH-RESULT }"
+	echo "cut $cut: seed $s, killed ${delay_ms} ms into the writes, ${acked:-no batch acknowledged}: ${result#CRASH-RESULT }"
 	case $result in
 	*"cache_check=ok lost_cache=0 lost_origin=0") ;;
 	*) bad=$((bad + 1)) ;;

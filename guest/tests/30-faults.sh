@@ -4,7 +4,7 @@
 # reach the caller, a metadata failure turns the cache read-only with
 # needs_check, and after repair the data is intact.
 . /tests/lib.sh
-plan 14
+plan 13
 cleanup() {
 	for d in lab-cache lab-meta lab-fast lab-origin; do dmsetup remove $d 2>/dev/null; done
 	return 0
