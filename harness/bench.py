@@ -139,6 +139,7 @@ def main():
     ap.add_argument('--traces', default=os.path.join(HERE, '..', '..', 'shared', 'traces'))
     ap.add_argument('--out', default=os.path.join(HERE, '..', 'out', 'bench'))
     ap.add_argument('--quick', action='store_true', help='skip callgrind and the LIRS set')
+    ap.add_argument('--no-callgrind', action='store_true', help='skip callgrind')
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     results = []
@@ -234,7 +235,7 @@ def main():
                   ('is the same' if holds else 'CHANGES'))
     results.append(('rate_conclusions_hold', 1 if holds else 0))
 
-    if not a.quick:
+    if not a.quick and not a.no_callgrind:
         path = os.path.join(a.traces, 'cloudphysics/cloudPhysicsIO.vscsi')
         report.append('### Instructions per lookup (callgrind, cloudPhysicsIO, cache 10 %)\n')
         for p in ('ours', 'tree'):
