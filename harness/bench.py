@@ -187,6 +187,21 @@ def main():
     results.append(('geomean_slow_io_ratio.ours_vs_tree', geomean(slow_ratio)))
     results.append(('geomean_miss_ratio.ours_vs_tree', geomean(miss_ratio)))
 
+    # the synthetic generators, summarised the same way
+    gens = [r for r in all_rows if r['trace'].startswith(('zipf', 'scan', 'shift', 'uniform'))]
+    gpairs = {}
+    for r in gens:
+        gpairs.setdefault((r['trace'], r['size']), {})[r['policy']] = r
+    gslow = [p['ours']['slow'] / p['tree']['slow'] for p in gpairs.values() if p['tree']['slow']]
+    gmiss = [p['ours']['miss'] / p['tree']['miss'] for p in gpairs.values() if p['tree']['miss']]
+    report.append('### Ours against the tree, synthetic generators × sizes\n')
+    report.append('- slow-device I/O: geometric mean %.3f, worst cell %.3f' %
+                  (geomean(gslow), max(gslow)))
+    report.append('- miss ratio: geometric mean %.3f, worst cell %.3f\n' %
+                  (geomean(gmiss), max(gmiss)))
+    results.append(('geomean_slow_io_ratio_generators.ours_vs_tree', geomean(gslow)))
+    results.append(('geomean_miss_ratio_generators.ours_vs_tree', geomean(gmiss)))
+
     # memory per cache block at 1M blocks
     mem = subprocess.run([REPLAY, '--memory', str(1 << 20)], capture_output=True, text=True,
                          check=True).stdout
@@ -213,6 +228,31 @@ def main():
         w, steady = rewarm(windows, p, nr_w)
         results.append(('rewarm_requests.' + p, w * n_req))
         report.append('| %s | %.3f | %d |' % (p, steady, w * n_req))
+    report.append('')
+
+    # a scan mixed into a hot set: the hot set's hit ratio with and without it
+    hot = 20000     # gen:scan's hot set: a tenth of its 200,000 blocks
+    report.append('### A sequential scan (30 %% of accesses) mixed into a hot set of %d blocks\n'
+                  % hot)
+    report.append('| cache blocks | policy | hot-set hit ratio alone | with the scan | lost |')
+    report.append('|---:|---|---:|---:|---:|')
+    worst = {}
+    for blocks in (hot // 4, hot // 2, hot):
+        hr = {}
+        for gen in ('gen:scan:0', 'gen:scan:0.3'):
+            out = replay(['--hot-below', str(hot), '--cache-blocks', str(blocks), gen])
+            for line in out.splitlines():
+                f = line.split()
+                if f and f[0] == 'HOT':
+                    hr[(gen, f[3])] = float(f[5])
+        for p in POLICIES:
+            alone, mixed = hr[('gen:scan:0', p)], hr[('gen:scan:0.3', p)]
+            lost = 100.0 * (1 - mixed / alone) if alone else 0.0
+            worst[p] = max(worst.get(p, lost), lost)
+            results.append(('scan_hot_hit_loss_pct.%d.%s' % (blocks, p), lost))
+            report.append('| %d | %s | %.4f | %.4f | %.1f %% |' % (blocks, p, alone, mixed, lost))
+    for p in POLICIES:
+        results.append(('scan_hot_hit_loss_pct.' + p, worst[p]))
     report.append('')
 
     # the replay rate of an untimed trace: do conclusions hold at 0.1x and 10x?

@@ -41,6 +41,7 @@ static void usage(FILE *f)
 		"                        gen:scan:FRACTION, gen:shift\n"
 		"  --data                machine-readable DATA lines\n"
 		"  --memory N            print the policies' memory per block at N cache blocks\n"
+		"  --hot-below N         also print the hit ratio of blocks below N (the hot set)\n"
 		"  -v                    show the policies' kernel messages\n");
 }
 
@@ -105,7 +106,8 @@ int main(int argc, char **argv)
 		{ "tick-every", 1, 0, 't' }, { "mode", 1, 0, 'm' },
 		{ "migration-threshold", 1, 0, 'M' }, { "copy-us", 1, 0, 'u' },
 		{ "windows", 1, 0, 'w' }, { "gen-requests", 1, 0, 'R' }, { "gen-blocks", 1, 0, 'B' },
-		{ "seed", 1, 0, 'S' }, { "data", 0, 0, 'd' }, { "memory", 1, 0, 'Y' }, { "help", 0, 0, 'h' }, { 0 }
+		{ "seed", 1, 0, 'S' }, { "data", 0, 0, 'd' }, { "memory", 1, 0, 'Y' }, { "hot-below", 1, 0, 'H' },
+		{ "help", 0, 0, 'h' }, { 0 }
 	};
 	struct load_opts lo = { .block_bytes = 4096, .rate = 1000, .volume = -1,
 				.gen_requests = 2000000, .gen_blocks = 200000 };
@@ -146,6 +148,7 @@ int main(int argc, char **argv)
 		case 'S': lo.seed = strtoull(optarg, NULL, 10); break;
 		case 'd': data = true; break;
 		case 'Y': memory_blocks = strtoull(optarg, NULL, 10); break;
+		case 'H': cfg.hot_below = strtoull(optarg, NULL, 10); break;
 		case 'v': harness_verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -222,6 +225,10 @@ int main(int argc, char **argv)
 					       " %10" PRIu64 "\n", label, ptok, cfg.cache_blocks,
 					       sim_miss_ratio(&st), sim_slow_io_per_access(&st),
 					       st.promotions, st.demotions, st.writebacks);
+				if (cfg.hot_below)
+					printf("HOT %s %s %s %" PRIu64 " %.6f\n", t.name, label, ptok,
+					       st.hot_accesses,
+					       st.hot_accesses ? (double)st.hot_hits / st.hot_accesses : 0);
 				if (hr) {
 					uint64_t w;
 

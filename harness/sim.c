@@ -46,6 +46,16 @@ struct core {
 	struct sim_stats *st;
 };
 
+
+/* Accesses to the hot set, for the cost a scan inflicts on it. */
+static void count_hot(const struct sim_config *cfg, struct sim_stats *st, uint64_t block,
+		      bool hit)
+{
+	if (block < cfg->hot_below) {
+		st->hot_accesses++;
+		st->hot_hits += hit;
+	}
+}
 static void set_time(uint64_t us)
 {
 	jiffies = JIFFIES_BASE + (unsigned long)(us * HZ / US_PER_S);
@@ -143,12 +153,14 @@ static void map_block(struct core *c, dm_oblock_t ob, bool write, bool whole)
 			/* The write itself fills the new cache block. */
 			complete_work(c, op, true);
 			c->st->write_hits++;
+			count_hot(c->cfg, c->st, from_oblock(ob), true);
 			return;
 		}
 	} else {
 		r = policy_lookup(c->p, ob, &cb, write ? WRITE : READ, false, &queued);
 	}
 
+	count_hot(c->cfg, c->st, from_oblock(ob), r == 0);
 	if (r == -ENOENT) {
 		if (write)
 			c->st->write_misses++;
@@ -258,6 +270,7 @@ static int run_lru(const struct trace *t, const struct sim_config *cfg, struct s
 
 			st->accesses++;
 			w_acc++;
+			count_hot(cfg, st, block, hit);
 			if (hit) {
 				slot = *v;
 				/* unlink */
@@ -435,6 +448,7 @@ static int run_opt(const struct trace *t, const struct sim_config *cfg, struct s
 
 			st->accesses++;
 			w_acc++;
+			count_hot(cfg, st, rq->block + b, cached_next[id]);
 			if (cached_next[id]) {
 				w_hits++;
 				if (rq->write)

@@ -45,6 +45,7 @@ struct sim_config {
 	uint64_t migration_threshold;	/* sectors, as the target's table argument */
 	unsigned int copy_us;		/* time one block copy takes */
 	unsigned int tick_every;	/* requests per tick bio completing */
+	uint64_t hot_below;		/* blocks below this are the hot set; 0: none */
 };
 
 struct sim_stats {
@@ -54,6 +55,7 @@ struct sim_stats {
 	uint64_t promotions, demotions, writebacks;
 	uint64_t failed_work;
 	uint64_t lookups;
+	uint64_t hot_accesses, hot_hits;	/* of blocks below hot_below */
 	size_t policy_bytes;		/* allocated by the policy at creation */
 };
 

@@ -51,16 +51,47 @@ static void make_trace(struct trace *t, const char *blocks, bool write)
 	trace_finish(t);
 }
 
-static struct sim_stats run(const struct trace *t, const char *policy, uint64_t cache_blocks)
+static struct sim_stats run_hot(const struct trace *t, const char *policy,
+			       uint64_t cache_blocks, uint64_t hot_below)
 {
 	struct sim_config cfg = { .policy = policy, .cache_blocks = cache_blocks,
 				  .block_sectors = 8, .mode = MODE_WRITEBACK,
-				  .migration_threshold = 2048, .copy_us = 1000, .tick_every = 1 };
+				  .migration_threshold = 2048, .copy_us = 1000, .tick_every = 1,
+				  .hot_below = hot_below };
 	struct sim_stats st;
 
 	if (sim_run(t, &cfg, &st))
 		memset(&st, 0xff, sizeof(st));
 	return st;
+}
+
+static struct sim_stats run(const struct trace *t, const char *policy, uint64_t cache_blocks)
+{
+	return run_hot(t, policy, cache_blocks, 0);
+}
+
+/* The hot-set counters see only blocks below hot_below, in every model. */
+static void test_hot_set_counts(void)
+{
+	static const char *const policies[] = { "lru", "opt", "ours", "tree" };
+	struct trace t;
+	struct sim_stats s;
+	unsigned int i;
+
+	/* A and B (the hot set) four times each, C..F once: with room for all */
+	make_trace(&t, "ABABCDABABEF", false);
+	for (i = 0; i < 4; i++) {
+		s = run_hot(&t, policies[i], 8, 2);
+		is_u64(s.hot_accesses, 8, "hot-set accesses");
+		ok(s.hot_hits <= 6 && s.hot_hits <= s.read_hits, "%s: hot-set hits %" PRIu64
+		   " within the %" PRIu64 " hits and the 6 possible", policies[i], s.hot_hits,
+		   s.read_hits);
+	}
+	s = run_hot(&t, "lru", 8, 2);
+	is_u64(s.hot_hits, 6, "LRU hits A and B after their first access");
+	s = run(&t, "lru", 8);
+	is_u64(s.hot_accesses, 0, "no hot set, nothing counted");
+	trace_free(&t);
 }
 
 static void test_lru_opt(void)
@@ -279,6 +310,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	test_lru_opt();
+	test_hot_set_counts();
 	test_readers();
 	test_malformed();
 	test_generators();
