@@ -296,6 +296,145 @@ static void hit_bits_clear_all(struct smq_hit_bits *h)
 
 /*----------------------------------------------------------------*/
 
+#define SKETCH_DEPTH 4u
+#define SKETCH_SAMPLE 2u	/* lookups per counter between halvings */
+#define SKETCH_SWEEP 4u		/* words halved per lookup while halving */
+#define SKETCH_MIN_COUNTERS (32u * 1024u)	/* 16 KiB: small caches still tell blocks apart */
+
+/*
+ * struct smq_sketch - how often each origin block was looked up lately: a
+ * count-min sketch of 4-bit counters.  A block's SKETCH_DEPTH counters sit
+ * in one 64-bit word, so an update touches one cache line.  After
+ * SKETCH_SAMPLE lookups per counter every counter is halved, a few words
+ * per lookup, so that the counts follow the load.
+ * @words: the counters, sixteen per word
+ * @word_bits: log2 of the number of words
+ * @countdown: lookups until the next halving begins
+ * @sweep: next word to halve, or ~0 when not halving
+ */
+struct smq_sketch {
+	u64 *words;
+	unsigned int word_bits;
+	unsigned int countdown;
+	unsigned int sweep;
+};
+
+static unsigned int sketch_period(struct smq_sketch *s)
+{
+	return (SKETCH_SAMPLE * 16u) << s->word_bits;
+}
+
+static int sketch_init(struct smq_sketch *s, unsigned int nr_counters)
+{
+	unsigned int nr_words = roundup_pow_of_two(max(nr_counters / 16u, 16u));
+
+	s->word_bits = __ffs(nr_words);
+	s->countdown = sketch_period(s);
+	s->sweep = ~0u;
+	s->words = vzalloc(array_size(nr_words, sizeof(u64)));
+
+	return s->words ? 0 : -ENOMEM;
+}
+
+static void sketch_exit(struct smq_sketch *s)
+{
+	vfree(s->words);
+}
+
+/*
+ * struct sketch_slot - where a block's counters are: four nibbles of one
+ * word, picked by four 4-bit fields of its hash (the top bits pick the
+ * word).  Two fields may pick the same nibble; the block then simply has
+ * fewer distinct counters.
+ * @word: the word
+ * @shift: bit offset of each counter in @word
+ */
+struct sketch_slot {
+	u64 *word;
+	unsigned int shift[SKETCH_DEPTH];
+};
+
+static __always_inline void sketch_locate(struct smq_sketch *s, u32 oblock,
+					  struct sketch_slot *slot)
+{
+	u64 h = (u64)oblock * GOLDEN_RATIO_64;
+
+	BUILD_BUG_ON(SKETCH_DEPTH != 4);
+	slot->word = s->words + (h >> (64 - s->word_bits));
+	slot->shift[0] = (h << 2) & 60;
+	slot->shift[1] = (h >> 2) & 60;
+	slot->shift[2] = (h >> 6) & 60;
+	slot->shift[3] = (h >> 10) & 60;
+}
+
+static __always_inline unsigned int sketch_count(u64 w, const struct sketch_slot *slot,
+						 unsigned int i)
+{
+	return (w >> slot->shift[i]) & 15;
+}
+
+static __always_inline unsigned int sketch_min(u64 w, const struct sketch_slot *slot)
+{
+	return min(min(sketch_count(w, slot, 0), sketch_count(w, slot, 1)),
+		   min(sketch_count(w, slot, 2), sketch_count(w, slot, 3)));
+}
+
+static unsigned int sketch_estimate(struct smq_sketch *s, u32 oblock)
+{
+	struct sketch_slot slot;
+
+	sketch_locate(s, oblock, &slot);
+	return sketch_min(*slot.word, &slot);
+}
+
+/* The counters of @slot that equal @est, as an increment of the word. */
+static __always_inline u64 sketch_inc_at(u64 w, const struct sketch_slot *slot,
+					 unsigned int est, unsigned int i)
+{
+	return (u64)(sketch_count(w, slot, i) == est) << slot->shift[i];
+}
+
+static void sketch_halve_some(struct smq_sketch *s)
+{
+	unsigned int i, nr_words = 1u << s->word_bits;
+
+	for (i = 0; i < SKETCH_SWEEP && s->sweep < nr_words; i++, s->sweep++)
+		s->words[s->sweep] = (s->words[s->sweep] >> 1) & 0x7777777777777777ULL;
+	if (s->sweep >= nr_words)
+		s->sweep = ~0u;
+}
+
+/*
+ * Count a lookup of @oblock, raising only the counters at the block's
+ * minimum (conservative update, fewer overestimates); returns the new
+ * estimate.
+ */
+static unsigned int sketch_add(struct smq_sketch *s, u32 oblock)
+{
+	struct sketch_slot slot;
+	unsigned int est;
+	u64 w;
+
+	if (unlikely(!--s->countdown)) {
+		s->countdown = sketch_period(s);
+		s->sweep = 0;
+	}
+	if (unlikely(s->sweep != ~0u))
+		sketch_halve_some(s);
+
+	sketch_locate(s, oblock, &slot);
+	w = *slot.word;
+	est = sketch_min(w, &slot);
+	if (est == 15)
+		return est;
+	/* OR, not add: two fields picking one nibble raise it once */
+	*slot.word = w + (sketch_inc_at(w, &slot, est, 0) | sketch_inc_at(w, &slot, est, 1) |
+			  sketch_inc_at(w, &slot, est, 2) | sketch_inc_at(w, &slot, est, 3));
+	return est + 1;
+}
+
+/*----------------------------------------------------------------*/
+
 #define NR_LEVELS 64u
 
 /*
@@ -825,8 +964,6 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
 
 #define WRITEBACK_PERIOD (10ul * HZ)
 #define DEMOTE_PERIOD (60ul * HZ)
-#define HOTSPOT_UPDATE_PERIOD (HZ)
-#define CACHE_UPDATE_PERIOD (60ul * HZ)
 
 /* Percentages of the cache. */
 #define FREE_TARGET 25u
@@ -852,6 +989,13 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
  * @read_promote_level: a read miss in a hotspot block of this level or
  *	above is promoted.
  * @write_promote_level: the same for writes.
+ * @sketch: recent lookups per origin block, for admission.
+ * @lookups: lookups since the policy was created.
+ * @hotspot_period_end: @lookups at which the hotspot period ends.
+ * @cache_period_end: the same for the cache period.
+ * @victim: the cache block a promotion would replace, or SMQ_NULL.
+ * @victim_freq: the count of @victim when it was picked.
+ * @victim_uses: misses @victim has been weighed against.
  * @bg_work: queued and running background work.
  * @migrations_allowed: promotions and demotions may be queued.
  * @cleaner: write back every dirty block, even when the device is busy.
@@ -859,7 +1003,7 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
 struct smq_policy {
 	struct dm_cache_policy policy;
 
-	spinlock_t lock;
+	spinlock_t lock;	/* see above */
 	dm_cblock_t cache_size;
 	sector_t cache_block_size;
 
@@ -896,9 +1040,13 @@ struct smq_policy {
 	unsigned int write_promote_level;
 	unsigned int read_promote_level;
 
-	unsigned long next_hotspot_period;
-	unsigned long next_cache_period;
-
+	struct smq_sketch sketch;
+	unsigned int lookups;
+	unsigned int hotspot_period_end;
+	unsigned int cache_period_end;
+	unsigned int victim;
+	unsigned int victim_freq;
+	unsigned int victim_uses;
 	struct background_tracker *bg_work;
 
 	bool migrations_allowed;
@@ -1077,27 +1225,48 @@ static void update_level_jump(struct smq_policy *mq)
 	}
 }
 
+/* Has @lookups passed @end (wrapping)?  Then the next period ends @len later. */
+static bool period_over(struct smq_policy *mq, unsigned int *end, unsigned int len)
+{
+	if ((int)(mq->lookups - *end) < 0)
+		return false;
+	*end = mq->lookups + len;
+	return true;
+}
+
+/*
+ * The hotspot and cache periods count lookups, not time, so that the
+ * queues learn at the same pace whatever the I/O rate.
+ */
+static unsigned int hotspot_period(struct smq_policy *mq)
+{
+	return max(mq->nr_hotspot_blocks / 2u, 1024u);
+}
+
+static unsigned int cache_period(struct smq_policy *mq)
+{
+	return max(from_cblock(mq->cache_size) * 2u, 4096u);
+}
+
 static void end_hotspot_period(struct smq_policy *mq, unsigned long now)
 {
 	hit_bits_clear_all(&mq->hotspot_hits);
 	update_promote_levels(mq);
 
-	if (time_after(now, mq->next_hotspot_period)) {
+	if (period_over(mq, &mq->hotspot_period_end, hotspot_period(mq))) {
 		update_level_jump(mq);
 		q_redistribute(&mq->hotspot);
 		stats_reset(&mq->hotspot_stats);
-		mq->next_hotspot_period = now + HOTSPOT_UPDATE_PERIOD;
 	}
 }
 
 static void end_cache_period(struct smq_policy *mq, unsigned long now)
 {
-	if (time_after(now, mq->next_cache_period)) {
+	if (period_over(mq, &mq->cache_period_end, cache_period(mq))) {
 		hit_bits_clear_all(&mq->cache_hits);
 		q_redistribute(&mq->dirty);
 		q_redistribute(&mq->clean);
 		stats_reset(&mq->cache_stats);
-		mq->next_cache_period = now + CACHE_UPDATE_PERIOD;
 	}
 }
 
@@ -1151,29 +1320,84 @@ static void queue_writeback(struct smq_policy *mq, bool idle)
 		queue_background_work(mq, e, POLICY_WRITEBACK);
 }
 
-/*
- * Demote the oldest clean block of the lower half of the levels, one not
- * hit for a demote period if there is one.  With none clean, write back
- * so that there will be.
- */
-static void queue_demotion(struct smq_policy *mq)
-{
-	unsigned int max_level = mq->clean.nr_levels / 2u;
-	struct smq_entry *e;
+#define VICTIM_SAMPLE 2u
+#define VICTIM_REUSE 8u
 
+/*
+ * The clean block to demote: of the oldest VICTIM_SAMPLE blocks of the
+ * lowest levels in the lower half of the queue (those not hit for a
+ * demote period come first, ahead of the sentinels), the one looked up
+ * least lately.  Sampling more finds better victims on paper, but costs
+ * a walk past sentinels and a counter read each, and measured no better.
+ */
+static struct smq_entry *pick_victim(struct smq_policy *mq, unsigned int *freq)
+{
+	struct smq_queue *q = &mq->clean;
+	struct smq_entry *e, *best = NULL;
+	unsigned int level, seen = 0, f, best_f = ~0u;
+
+	for (level = 0; level < q->nr_levels / 2u && seen < VICTIM_SAMPLE; level++) {
+		if (!q->qs[level].nr_elts)
+			continue;
+		for (e = l_head(q->es, q->qs + level); e && seen < VICTIM_SAMPLE;
+		     e = l_next(q->es, e)) {
+			if (e->sentinel)
+				continue;
+			seen++;
+			f = sketch_estimate(&mq->sketch, e->oblock);
+			if (f < best_f) {
+				best = e;
+				best_f = f;
+			}
+		}
+	}
+
+	*freq = best_f;
+	return best;
+}
+
+/*
+ * Picking a victim walks the queue and reads several counters, too much
+ * for every miss of a full cache: the pick is kept for VICTIM_REUSE misses
+ * while it is still a clean, idle, low-level block.
+ */
+static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *freq)
+{
+	struct smq_entry *e = NULL;
+
+	if (mq->victim != SMQ_NULL && mq->victim_uses < VICTIM_REUSE) {
+		e = get_entry(&mq->cache_alloc, mq->victim);
+		if (!e->allocated || e->dirty || e->pending_work ||
+		    e->level >= mq->clean.nr_levels / 2u)
+			e = NULL;
+	}
+
+	if (e) {
+		mq->victim_uses++;
+		*freq = mq->victim_freq;
+		return e;
+	}
+
+	e = pick_victim(mq, freq);
+	mq->victim = e ? from_cblock(infer_cblock(mq, e)) : SMQ_NULL;
+	mq->victim_freq = *freq;
+	mq->victim_uses = 0;
+	return e;
+}
+
+/* Demote @victim; with none clean, write back so that there will be. */
+static void demote(struct smq_policy *mq, struct smq_entry *victim)
+{
 	if (WARN_ON_ONCE(!mq->migrations_allowed))
 		return;
 
-	e = q_peek(&mq->clean, max_level, false);
-	if (!e)
-		e = q_peek(&mq->clean, max_level, true);
-	if (!e) {
+	if (!victim) {
 		if (!clean_target_met(mq, true))
 			queue_writeback(mq, false);
 		return;
 	}
 
-	queue_background_work(mq, e, POLICY_DEMOTE);
+	queue_background_work(mq, victim, POLICY_DEMOTE);
 }
 
 /*
@@ -1181,9 +1405,10 @@ static void queue_demotion(struct smq_policy *mq)
  * promotion fails.  A full cache first makes room.
  */
 static void queue_promotion(struct smq_policy *mq, dm_oblock_t oblock,
-			    struct policy_work **workp)
+			    struct policy_work **workp, struct smq_entry *victim)
 {
 	struct policy_work work;
+	unsigned int freq;
 	struct smq_entry *e;
 
 	if (!READ_ONCE(mq->migrations_allowed))
@@ -1191,7 +1416,7 @@ static void queue_promotion(struct smq_policy *mq, dm_oblock_t oblock,
 
 	if (allocator_empty(&mq->cache_alloc)) {
 		if (!free_target_met(mq))
-			queue_demotion(mq);
+			demote(mq, victim ?: pick_victim(mq, &freq));
 		return;
 	}
 
@@ -1210,22 +1435,38 @@ static void queue_promotion(struct smq_policy *mq, dm_oblock_t oblock,
 /*----------------------------------------------------------------*/
 
 /*
- * A write covering a whole block costs no read from the origin, so while
- * the cache has room it is promoted whatever its hotspot level.
+ * Promote a missed block?  A write covering a whole block costs no read
+ * from the origin, so while the cache has room it is promoted at once.
+ * Others never on first sight: scans and one-off reads stay out.  While
+ * the cache has room, on the second lookup; once it is full, only a block
+ * looked up clearly more often lately than the one it would replace,
+ * @*victim, or more often and in a hot region of the hotspot queue.
  */
-static bool should_promote(struct smq_policy *mq, struct smq_entry *hs_e,
-			   int data_dir, bool fast_copy)
+static bool should_promote(struct smq_policy *mq, struct smq_entry *hs_e, int data_dir,
+			   bool fast_copy, unsigned int freq, struct smq_entry **victim)
 {
-	if (!hs_e)
+	bool full = allocator_empty(&mq->cache_alloc);
+	unsigned int vf;
+
+	*victim = NULL;
+	if (data_dir == WRITE && fast_copy && !full)
+		return true;
+
+	if (freq < 2)
 		return false;
+	if (!full)
+		return true;
 
-	if (data_dir == WRITE) {
-		if (fast_copy && !allocator_empty(&mq->cache_alloc))
-			return true;
-		return hs_e->level >= mq->write_promote_level;
-	}
+	*victim = current_victim(mq, &vf);
+	if (!*victim)
+		return true;
+	if (freq <= vf)
+		return false;
+	if (freq > vf + vf / 4)
+		return true;
 
-	return hs_e->level >= mq->read_promote_level;
+	return hs_e && hs_e->level >= (data_dir == WRITE ? mq->write_promote_level :
+				       mq->read_promote_level);
 }
 
 static u32 to_hblock(struct smq_policy *mq, dm_oblock_t b)
@@ -1246,9 +1487,12 @@ static struct smq_entry *update_hotspot_queue(struct smq_policy *mq, dm_oblock_t
 	if (e) {
 		stats_level_accessed(&mq->hotspot_stats, e->level);
 		hi = get_index(&mq->hotspot_alloc, e);
-		q_requeue(&mq->hotspot, e,
-			  hit_bits_test_and_set(&mq->hotspot_hits, hi) ?
-			  0u : mq->hotspot_level_jump, NULL, NULL);
+		/*
+		 * A block moves up once per period; later misses in the
+		 * same period would only reorder it within its level.
+		 */
+		if (!hit_bits_test_and_set(&mq->hotspot_hits, hi))
+			q_requeue(&mq->hotspot, e, mq->hotspot_level_jump, NULL, NULL);
 		return e;
 	}
 
@@ -1282,6 +1526,7 @@ static void smq_destroy(struct dm_cache_policy *p)
 	struct smq_policy *mq = to_smq_policy(p);
 
 	btracker_destroy(mq->bg_work);
+	sketch_exit(&mq->sketch);
 	h_exit(&mq->hotspot_table);
 	h_exit(&mq->table);
 	hit_bits_exit(&mq->hotspot_hits);
@@ -1294,25 +1539,31 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 		    int data_dir, bool fast_copy, struct policy_work **work,
 		    bool *background_queued)
 {
-	struct smq_entry *e, *hs_e;
+	struct smq_entry *e, *hs_e, *victim;
+	unsigned int freq;
 
 	*background_queued = false;
 	if (unlikely(from_oblock(oblock) > U32_MAX))
 		return -EINVAL;
 
+	mq->lookups++;
+	freq = sketch_add(&mq->sketch, from_oblock(oblock));
 	e = h_lookup(&mq->table, from_oblock(oblock));
 	if (e) {
 		stats_level_accessed(&mq->cache_stats, e->level);
 		requeue(mq, e);
 		*cblock = infer_cblock(mq, e);
+		/* its count just changed */
+		if (from_cblock(*cblock) == mq->victim)
+			mq->victim = SMQ_NULL;
 		return 0;
 	}
 
 	/* The hotspot queue learns from misses only. */
 	stats_miss(&mq->cache_stats);
 	hs_e = update_hotspot_queue(mq, oblock);
-	if (should_promote(mq, hs_e, data_dir, fast_copy)) {
-		queue_promotion(mq, oblock, work);
+	if (should_promote(mq, hs_e, data_dir, fast_copy, freq, &victim)) {
+		queue_promotion(mq, oblock, work, victim);
 		*background_queued = true;
 	}
 
@@ -1687,7 +1938,7 @@ static void calc_hotspot_params(struct smq_policy *mq, sector_t origin_size,
 				sector_t cache_block_size, unsigned int nr_cache_blocks)
 {
 	u64 origin_blocks = div64_u64(origin_size, cache_block_size);
-	unsigned int nr = max(nr_cache_blocks / 4u, 1024u);
+	unsigned int nr = max(nr_cache_blocks / 8u, 1024u);
 	unsigned int per = 16u;
 
 	while (per > 1u && (u64)per * nr > origin_blocks)
@@ -1755,6 +2006,8 @@ static int smq_alloc_structures(struct smq_policy *mq)
 		goto bad_table;
 	if (h_init(&mq->hotspot_table, &mq->es, mq->nr_hotspot_blocks))
 		goto bad_hotspot_table;
+	if (sketch_init(&mq->sketch, max(nr_cache / 2u, SKETCH_MIN_COUNTERS)))
+		goto bad_sketch;
 	mq->bg_work = btracker_create(nr_background_work(nr_cache));
 	if (!mq->bg_work)
 		goto bad_btracker;
@@ -1762,6 +2015,8 @@ static int smq_alloc_structures(struct smq_policy *mq)
 	return 0;
 
 bad_btracker:
+	sketch_exit(&mq->sketch);
+bad_sketch:
 	h_exit(&mq->hotspot_table);
 bad_hotspot_table:
 	h_exit(&mq->table);
@@ -1818,10 +2073,9 @@ static struct smq_policy *__smq_create(dm_cblock_t cache_size, sector_t origin_s
 	sentinels_init(mq, now);
 	mq->write_promote_level = NR_LEVELS;
 	mq->read_promote_level = NR_LEVELS;
-	mq->next_hotspot_period = now;
-	mq->next_cache_period = now;
 	mq->migrations_allowed = migrations_allowed;
 	mq->cleaner = cleaner;
+	mq->victim = SMQ_NULL;
 
 	return mq;
 }
@@ -1840,6 +2094,7 @@ static size_t smq_memory_bytes(struct smq_policy *mq)
 	bytes += bitset_size_in_bytes(max(mq->cache_hits.nr_bits, 1u));
 	bytes += sizeof(u32) << mq->table.hash_bits;
 	bytes += sizeof(u32) << mq->hotspot_table.hash_bits;
+	bytes += sizeof(u64) << mq->sketch.word_bits;
 	bytes += (size_t)nr_background_work(from_cblock(mq->cache_size)) *
 		sizeof(struct bt_work);
 
