@@ -8,12 +8,15 @@
  * (switch-on) every device may draw all the power it wants; above it the
  * budget is
  *
- *	P = sustainable_power + k_p * e + k_i * sum(e * dt) + k_d * de / dt
+ *	P = sustainable_power + E + k_p * e + k_i * sum(e * dt) + k_d * de / dt
  *
  * for e = desired temperature (last passive trip) - temperature, with
- * k_po while overshooting and k_pu otherwise.  The budget is divided in
- * proportion to what each device requests, weighted by its binding, and
- * what a device cannot use goes to the others.
+ * k_po while overshooting and k_pu otherwise.  E corrects the sustainable
+ * power: it is learnt from where the zone settles, so that the zone holds
+ * the desired temperature even with a sustainable power that is off and
+ * integral_cutoff 0.  The budget is divided in proportion to what each
+ * device would draw at full speed under its present load, weighted by its
+ * binding, and what a device cannot use goes to the others.
  *
  * Fixed point: gains and errors carry FRAC_BITS fractional bits, as the
  * sysfs ABI defines them; products saturate instead of overflowing.  Time
@@ -86,7 +89,9 @@ static s64 gain(s32 k)
  * @instance: its binding to the desired-temperature trip
  * @req_power: power it requests
  * @max_power: power at the least cooling state its binding allows
- * @weighted_req_power: @req_power times its weight
+ * @full_req_power: @req_power as it would be at that state: what it would
+ *	draw unthrottled at the same load
+ * @weighted_req_power: @full_req_power times its weight
  * @granted_power: power granted to it
  * @extra_actor_power: how much more it could take
  */
@@ -94,6 +99,7 @@ struct power_actor {
 	struct thermal_instance *instance;
 	u32 req_power;
 	u32 max_power;
+	u32 full_req_power;
 	u32 weighted_req_power;
 	u32 granted_power;
 	u32 extra_actor_power;
@@ -108,6 +114,9 @@ struct power_actor {
  * @prev_err: error of the previous update, for the derivative
  * @last_update_ns: when the controller last ran, 0 after a reset
  * @sustainable_power: the sustainable power the gains were estimated for
+ * @equilibrium: what the zone has been seen to need beyond
+ *	@sustainable_power to hold the desired temperature, mW fixed point;
+ *	learnt near it and kept across resets
  * @est_k_po: k_po as we last estimated it; a different tz->tzp->k_po was
  *	set by a user and is kept
  * @est_k_pu: the same for k_pu
@@ -125,6 +134,7 @@ struct power_allocator_params {
 	s64 prev_err;
 	u64 last_update_ns;
 	u32 sustainable_power;
+	s64 equilibrium;
 	s32 est_k_po;
 	s32 est_k_pu;
 	s32 est_k_i;
@@ -236,6 +246,7 @@ static u32 get_sustainable_power(struct thermal_zone_device *tz,
 		estimate_pid_constants(tz->tzp, params, sustainable_power, control_temp);
 		tz->tzp->sustainable_power = sustainable_power;
 		params->sustainable_power = sustainable_power;
+		params->equilibrium = 0;
 	}
 
 	return sustainable_power;
@@ -295,8 +306,59 @@ static void pid_step(struct power_allocator_params *params, const struct thermal
 	t->d = div_frac(mul_frac(gain(tzp->k_d), err - params->prev_err), dt_ms);
 	params->prev_err = err;
 
-	out = (s64)sustainable_power + frac_to_int(sat_frac(t->p + t->i + t->d));
+	out = (s64)sustainable_power +
+	      frac_to_int(sat_frac(t->p + t->i + t->d + params->equilibrium));
 	t->output = clamp_t(s64, out, 0, max_power);
+}
+
+/* Learning the equilibrium: within this of the desired temperature... */
+#define EQ_BAND_MC 5000
+/* ...when this many more periods at the present slope would not get there... */
+#define EQ_HORIZON 50
+/* ...at these fractions of k_i: down faster than up, against overshoot. */
+#define EQ_UP_SHIFT 3
+#define EQ_DOWN_SHIFT 1
+
+/* Would EQ_HORIZON more periods at @slope take @err across zero? */
+static bool heading_there(s64 err, s64 slope)
+{
+	s64 later = err + EQ_HORIZON * slope;
+
+	return err > 0 ? later <= 0 : later >= 0;
+}
+
+/*
+ * The integral only acts above the desired temperature (integral_cutoff
+ * 0), so below it the controller is proportional: with a sustainable
+ * power lower than the zone really sustains it settles below the desired
+ * temperature, as far below as k_pu needs to make up the difference,
+ * giving away performance; with one too high it leans on the integral.
+ * Learn the difference from where the zone settles: near the desired
+ * temperature, when the temperature is not on its way there by itself
+ * (learning on the way up would overshoot), and only while the budget
+ * really limits the actors (@demand, what they would draw unthrottled, is
+ * above it) or is above nothing: a budget nobody uses says nothing of
+ * the zone.  @slope is the change of the error per period.
+ */
+static void learn_equilibrium(struct power_allocator_params *params,
+			      const struct thermal_zone_params *tzp, const struct pid_terms *t,
+			      s64 slope, s64 periods, u32 sustainable_power, u32 demand,
+			      u32 max_power)
+{
+	s64 step, lo = -int_to_frac(sustainable_power), hi = int_to_frac(max_power);
+
+	if (abs(t->err) > int_to_frac(EQ_BAND_MC) || abs(slope) > int_to_frac(EQ_BAND_MC))
+		return;
+	if (heading_there(t->err, slope))
+		return;
+	if (t->err > 0 && t->output >= min(demand, max_power))
+		return;
+	if (t->err < 0 && !t->output)
+		return;
+
+	step = gain(tzp->k_i) >> (t->err > 0 ? EQ_UP_SHIFT : EQ_DOWN_SHIFT);
+	step = mul_frac(mul_frac(step, t->err), periods);
+	params->equilibrium = clamp(sat_frac(params->equilibrium + step), lo, hi);
 }
 
 /*----------------------------------------------------------------*/
@@ -359,11 +421,33 @@ static void power_actor_set_power(struct thermal_instance *instance, u32 power)
 }
 
 /*
+ * A device reports the power it draws at its current state, so a
+ * throttled one requests little and, split in proportion to requests,
+ * gets little: once throttled it stays throttled, however efficient it
+ * is.  Scale its request to its least cooling state, as if its load ran
+ * unthrottled.
+ */
+static u32 full_speed_request(struct thermal_cooling_device *cdev, u32 req_power,
+			      u32 max_power)
+{
+	unsigned long state;
+	u32 cur_power;
+
+	if (cdev->ops->get_cur_state(cdev, &state) ||
+	    cdev->ops->state2power(cdev, state, &cur_power) || !cur_power ||
+	    cur_power >= max_power)
+		return req_power;
+
+	return min_t(u64, div_u64((u64)req_power * max_power, cur_power), max_power);
+}
+
+/*
  * Gather the actors' requests and maxima.  An actor whose power
  * operations fail takes no part; the others keep their own entries.
+ * @demand is what they would draw unthrottled.
  */
 static unsigned int collect_actors(struct power_allocator_params *params, u32 *total_req,
-				   u32 *total_weighted_req, u32 *max_allocatable)
+				   u32 *total_weighted_req, u32 *max_allocatable, u32 *demand)
 {
 	struct thermal_instance *instance;
 	unsigned int n = 0;
@@ -371,6 +455,7 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 	*total_req = 0;
 	*total_weighted_req = 0;
 	*max_allocatable = 0;
+	*demand = 0;
 
 	list_for_each_entry(instance, actor_list(params), trip_node) {
 		struct thermal_cooling_device *cdev = instance->cdev;
@@ -387,11 +472,13 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 		    cdev->ops->state2power(cdev, instance->lower, &pa->max_power))
 			continue;
 
+		pa->full_req_power = full_speed_request(cdev, pa->req_power, pa->max_power);
 		weight = params->total_weight ? instance->weight : FRAC_ONE;
-		pa->weighted_req_power = frac_to_int((u64)weight * pa->req_power);
+		pa->weighted_req_power = frac_to_int((u64)weight * pa->full_req_power);
 		pa->instance = instance;
 
 		*total_req += pa->req_power;
+		*demand += pa->full_req_power;
 		*total_weighted_req += pa->weighted_req_power;
 		*max_allocatable += pa->max_power;
 		n++;
@@ -403,21 +490,25 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64 now_ns)
 {
 	struct power_allocator_params *params = tz->governor_data;
-	u32 total_req, total_weighted_req, max_allocatable, total_granted = 0, sp;
+	u32 total_req, total_weighted_req, max_allocatable, demand, total_granted = 0, sp;
+	s64 periods, err, slope;
 	unsigned int i, n;
 	struct pid_terms t;
-	s64 periods;
 
 	if (!params->num_actors)
 		return;
 
-	n = collect_actors(params, &total_req, &total_weighted_req, &max_allocatable);
+	n = collect_actors(params, &total_req, &total_weighted_req, &max_allocatable, &demand);
 
 	sp = get_sustainable_power(tz, params, control_temp);
 	periods = elapsed_periods(params, jiffies_to_nsecs(tz->passive_delay_jiffies), now_ns);
+	err = int_to_frac((s64)control_temp - tz->temperature);
+	/* the change per period; unknown on the first update after a reset */
+	slope = params->last_update_ns ? div_frac(err - params->prev_err, periods) : FRAC_MAX;
 	params->last_update_ns = now_ns;
-	pid_step(params, tz->tzp, int_to_frac((s64)control_temp - tz->temperature), periods,
-		 jiffies_to_msecs(tz->passive_delay_jiffies), sp, max_allocatable, &t);
+	pid_step(params, tz->tzp, err, periods, jiffies_to_msecs(tz->passive_delay_jiffies), sp,
+		 max_allocatable, &t);
+	learn_equilibrium(params, tz->tzp, &t, slope, periods, sp, demand, max_allocatable);
 
 	trace_thermal_power_allocator_pid(tz, frac_to_int(t.err), frac_to_int(params->err_integral),
 					  frac_to_int(t.p), frac_to_int(t.i), frac_to_int(t.d),
@@ -698,6 +789,7 @@ static struct thermal_governor thermal_gov_power_allocator = {
 	.manage		= power_allocator_manage,
 	.update_tz	= power_allocator_update_tz,
 };
+
 THERMAL_GOVERNOR_DECLARE(thermal_gov_power_allocator);
 
 #if IS_ENABLED(CONFIG_THERMAL_GOV_POWER_ALLOCATOR_KUNIT_TEST)

@@ -261,6 +261,64 @@ static void ipa_test_integral_cutoff(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, params.err_integral, int_to_frac(2000));
 }
 
+/*
+ * Below the desired temperature and not getting there, the equilibrium
+ * is learnt upwards at k_i / 8; above it, downwards at k_i / 2; never on
+ * the way, far from the target, or when the budget does not limit.
+ */
+static void ipa_test_equilibrium(struct kunit *test)
+{
+	struct power_allocator_params params = {};
+	struct thermal_zone_params tzp = { .k_i = 80 };
+	struct pid_terms t = { .err = int_to_frac(1000), .output = 3000 };
+	s64 up = (s64)80 / 8 * 1000, down = (s64)80 / 2 * 1000;
+
+	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, 4000, 8000);
+	KUNIT_EXPECT_EQ(test, params.equilibrium, up);
+	/* rising 30 m°C a period: there within 50 periods, so no learning */
+	learn_equilibrium(&params, &tzp, &t, -int_to_frac(30), FRAC_ONE, 2000, 4000, 8000);
+	KUNIT_EXPECT_EQ(test, params.equilibrium, up);
+	/* the actors would not use more */
+	t.output = 4000;
+	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, 4000, 8000);
+	KUNIT_EXPECT_EQ(test, params.equilibrium, up);
+	/* far below: the proportional term's business */
+	t.err = int_to_frac(EQ_BAND_MC + 1);
+	t.output = 3000;
+	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, 4000, 8000);
+	KUNIT_EXPECT_EQ(test, params.equilibrium, up);
+	/* above: down, faster */
+	t.err = -int_to_frac(1000);
+	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, 4000, 8000);
+	KUNIT_EXPECT_EQ(test, params.equilibrium, up - down);
+	/* but never below minus the sustainable power */
+	t.err = -int_to_frac(EQ_BAND_MC);
+	tzp.k_i = 100000;
+	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, 4000, 8000);
+	KUNIT_EXPECT_EQ(test, params.equilibrium, -int_to_frac(2000));
+
+	/* it shifts the budget like the sustainable power does */
+	tzp.k_i = 0;
+	params.equilibrium = int_to_frac(500);
+	pid_step(&params, &tzp, 0, FRAC_ONE, 100, 2000, 8000, &t);
+	KUNIT_EXPECT_EQ(test, t.output, 2500u);
+}
+
+/* A throttled device asks for its load's power at full speed. */
+static void ipa_test_full_speed_request(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 2000);
+	struct thermal_instance *a = fake_bind(test, tz, 4000, 500, 1024);
+	struct fake_actor *f = fake(a->cdev);
+
+	KUNIT_EXPECT_EQ(test, full_speed_request(a->cdev, 500, 4000), 500u);
+	f->state = 2;	/* 1000 mW there */
+	KUNIT_EXPECT_EQ(test, full_speed_request(a->cdev, 500, 4000), 2000u);
+	KUNIT_EXPECT_EQ(test, full_speed_request(a->cdev, 1500, 4000), 4000u);
+	f->fail = true;
+	KUNIT_EXPECT_EQ(test, full_speed_request(a->cdev, 500, 4000), 500u);
+}
+
 /* Updates that come late count for more, early ones for less. */
 static void ipa_test_irregular_intervals(struct kunit *test)
 {
@@ -339,14 +397,15 @@ static void ipa_test_weights(struct kunit *test)
 {
 	struct thermal_zone_device *tz = fake_zone(test, 2000);
 	struct power_allocator_params *params;
-	u32 total_req, total_weighted, max;
+	u32 total_req, total_weighted, max, demand;
 
 	fake_bind(test, tz, 4000, 1000, 3 * 1024);
 	fake_bind(test, tz, 4000, 1000, 1024);
 	governor_bind(test, tz);
 	params = tz->governor_data;
 
-	KUNIT_EXPECT_EQ(test, collect_actors(params, &total_req, &total_weighted, &max), 2u);
+	KUNIT_EXPECT_EQ(test, collect_actors(params, &total_req, &total_weighted, &max, &demand),
+			2u);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power, 3000u);
 	KUNIT_EXPECT_EQ(test, params->power[1].weighted_req_power, 1000u);
 	KUNIT_EXPECT_EQ(test, max, 8000u);
@@ -356,7 +415,7 @@ static void ipa_test_weights(struct kunit *test)
 	list_last_entry(&tz->trips[1].thermal_instances, struct thermal_instance,
 			trip_node)->weight = 0;
 	power_allocator_update_tz(tz, THERMAL_INSTANCE_WEIGHT_CHANGED);
-	collect_actors(params, &total_req, &total_weighted, &max);
+	collect_actors(params, &total_req, &total_weighted, &max, &demand);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power,
 			params->power[1].weighted_req_power);
 }
@@ -385,10 +444,12 @@ static void ipa_test_actor_failing(struct kunit *test)
 	sc = fake_state(c);
 	KUNIT_EXPECT_EQ(test, fake_state(b), 3ul);
 
-	/* the same without b at all */
+	/* the same without b at all, from the same states */
 	list_del(&b->trip_node);
 	power_allocator_update_tz(tz, THERMAL_TZ_UNBIND_CDEV);
 	reset_pid_controller(tz->governor_data);
+	fake(a->cdev)->state = 0;
+	fake(c->cdev)->state = 0;
 	allocate_power(tz, 75000, 1000);
 	KUNIT_EXPECT_EQ(test, fake_state(a), sa);
 	KUNIT_EXPECT_EQ(test, fake_state(c), sc);
@@ -455,6 +516,8 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_anti_windup),
 	KUNIT_CASE(ipa_test_integral_cutoff),
 	KUNIT_CASE(ipa_test_irregular_intervals),
+	KUNIT_CASE(ipa_test_equilibrium),
+	KUNIT_CASE(ipa_test_full_speed_request),
 	KUNIT_CASE(ipa_test_passive_delay_zero),
 	KUNIT_CASE(ipa_test_divvy),
 	KUNIT_CASE(ipa_test_weights),
