@@ -94,6 +94,9 @@ static s64 gain(s32 k)
  * @weighted_req_power: @full_req_power times its weight
  * @granted_power: power granted to it
  * @extra_actor_power: how much more it could take
+ * @state: the cooling state it is given, if @has_state
+ * @state_power: the power it draws at @state
+ * @has_state: its power operations gave a state for its grant
  */
 struct power_actor {
 	struct thermal_instance *instance;
@@ -103,6 +106,9 @@ struct power_actor {
 	u32 weighted_req_power;
 	u32 granted_power;
 	u32 extra_actor_power;
+	unsigned long state;
+	u32 state_power;
+	bool has_state;
 };
 
 /**
@@ -406,15 +412,73 @@ static void divvy_up_power(struct power_actor *power, unsigned int n, u32 total_
 	}
 }
 
-static void power_actor_set_power(struct thermal_instance *instance, u32 power)
+/* The state @pa's grant buys, within its binding, and its power there. */
+static void grant_to_state(struct power_actor *pa)
 {
+	struct thermal_instance *instance = pa->instance;
 	struct thermal_cooling_device *cdev = instance->cdev;
 	unsigned long state;
 
-	if (cdev->ops->power2state(cdev, power, &state))
+	pa->has_state = !cdev->ops->power2state(cdev, pa->granted_power, &state);
+	if (!pa->has_state)
 		return;
+	pa->state = clamp_val(state, instance->lower, instance->upper);
+	if (cdev->ops->state2power(cdev, pa->state, &pa->state_power))
+		pa->state_power = pa->granted_power;
+}
 
-	instance->target = clamp_val(state, instance->lower, instance->upper);
+/* The power one state less cooling would cost @pa, or 0 if none. */
+static u32 step_up_cost(struct power_actor *pa, u32 *power)
+{
+	struct thermal_cooling_device *cdev = pa->instance->cdev;
+
+	if (!pa->has_state || pa->state <= pa->instance->lower ||
+	    cdev->ops->state2power(cdev, pa->state - 1, power) || *power <= pa->state_power)
+		return 0;
+	return *power - pa->state_power;
+}
+
+/*
+ * A grant buys the deepest state whose power it covers, so with coarse
+ * steps a good part of the budget goes unspent, and the temperature
+ * settles below the desired one.  Spend what is left on whole steps,
+ * the cheapest that still fits first: those of the small devices, which
+ * are usually the efficient ones.  Not above the desired temperature,
+ * where rounding down is what stops an overshoot soonest.
+ */
+static void spend_leftover(struct power_actor *power, unsigned int n, u32 budget)
+{
+	u32 spent = 0, cost, best_cost, best_power = 0, p;
+	unsigned int i, best;
+
+	for (i = 0; i < n; i++)
+		if (power[i].has_state)
+			spent += power[i].state_power;
+
+	while (spent < budget) {
+		best = n;
+		best_cost = budget - spent + 1;
+		for (i = 0; i < n; i++) {
+			cost = step_up_cost(&power[i], &p);
+			if (cost && cost < best_cost) {
+				best = i;
+				best_cost = cost;
+				best_power = p;
+			}
+		}
+		if (best == n)
+			break;
+		power[best].state--;
+		power[best].state_power = best_power;
+		spent += best_cost;
+	}
+}
+
+static void power_actor_set_state(struct thermal_instance *instance, unsigned long state)
+{
+	struct thermal_cooling_device *cdev = instance->cdev;
+
+	instance->target = state;
 	mutex_lock(&cdev->lock);
 	__thermal_cdev_update(cdev);
 	mutex_unlock(&cdev->lock);
@@ -518,11 +582,20 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 		return;
 
 	divvy_up_power(params->power, n, total_weighted_req, t.output);
+	for (i = 0; i < n; i++)
+		grant_to_state(&params->power[i]);
+	/* above the desired temperature, the deeper states act at once */
+	if (t.err >= 0)
+		spend_leftover(params->power, n, t.output);
 
 	for (i = 0; i < n; i++) {
 		struct power_actor *pa = &params->power[i];
 
-		power_actor_set_power(pa->instance, pa->granted_power);
+		if (!pa->has_state)
+			continue;
+		/* what the state really costs, leftover included */
+		pa->granted_power = pa->state_power;
+		power_actor_set_state(pa->instance, pa->state);
 		total_granted += pa->granted_power;
 		trace_thermal_power_actor(tz, i, pa->req_power, pa->granted_power);
 	}

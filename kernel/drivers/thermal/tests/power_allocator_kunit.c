@@ -319,6 +319,48 @@ static void ipa_test_full_speed_request(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, full_speed_request(a->cdev, 500, 4000), 500u);
 }
 
+/*
+ * A grant buys the deepest state it covers; what that leaves of the
+ * budget buys whole steps, the cheapest first, never beyond the budget.
+ */
+static void ipa_test_leftover(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 2000);
+	struct power_actor pa[3] = {
+		{ .instance = fake_bind(test, tz, 4000, 4000, 1024), .granted_power = 2400 },
+		{ .instance = fake_bind(test, tz, 1000, 1000, 1024), .granted_power = 600 },
+		{ .instance = fake_bind(test, tz, 8000, 8000, 1024), .granted_power = 100 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < 3; i++)
+		grant_to_state(&pa[i]);
+	KUNIT_EXPECT_EQ(test, pa[0].state, 1ul);
+	KUNIT_EXPECT_EQ(test, pa[0].state_power, 2000u);
+	KUNIT_EXPECT_EQ(test, pa[1].state, 1ul);
+	/* below its deepest state's power: the deepest state, 500 mW */
+	KUNIT_EXPECT_EQ(test, pa[2].state, (unsigned long)FAKE_MAX_STATE);
+	KUNIT_EXPECT_EQ(test, pa[2].state_power, 500u);
+
+	/* 3000 spent of 4000: B's step (500, first of the cheapest), then C's */
+	spend_leftover(pa, 3, 4000);
+	KUNIT_EXPECT_EQ(test, pa[0].state, 1ul);
+	KUNIT_EXPECT_EQ(test, pa[1].state, 0ul);
+	KUNIT_EXPECT_EQ(test, pa[2].state, (unsigned long)FAKE_MAX_STATE - 1);
+	KUNIT_EXPECT_EQ(test, pa[0].state_power + pa[1].state_power + pa[2].state_power, 4000u);
+
+	/* nothing fits any more */
+	spend_leftover(pa, 3, 4500);
+	KUNIT_EXPECT_EQ(test, pa[2].state, (unsigned long)FAKE_MAX_STATE - 1);
+
+	/* an actor whose operations fail is left alone */
+	fake(pa[2].instance->cdev)->fail = true;
+	grant_to_state(&pa[2]);
+	KUNIT_EXPECT_FALSE(test, pa[2].has_state);
+	spend_leftover(pa, 3, 100000);
+	KUNIT_EXPECT_EQ(test, pa[0].state, 0ul);
+}
+
 /* Updates that come late count for more, early ones for less. */
 static void ipa_test_irregular_intervals(struct kunit *test)
 {
@@ -518,6 +560,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_irregular_intervals),
 	KUNIT_CASE(ipa_test_equilibrium),
 	KUNIT_CASE(ipa_test_full_speed_request),
+	KUNIT_CASE(ipa_test_leftover),
 	KUNIT_CASE(ipa_test_passive_delay_zero),
 	KUNIT_CASE(ipa_test_divvy),
 	KUNIT_CASE(ipa_test_weights),
