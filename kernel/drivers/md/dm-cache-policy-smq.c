@@ -3,18 +3,24 @@
  * Stochastic multi-queue (smq) cache policy for dm-cache.
  *
  * Which origin blocks deserve a place on the fast device is decided from
- * two structures:
+ * three structures:
  *
  * - The hotspot queue tracks recently missed regions of the origin in
  *   blocks of up to 16 cache blocks.  It is a 64-level multiqueue: a hit
  *   moves an entry up by swapping it with the oldest entry of a higher
  *   level, a miss replaces the oldest entry of the lowest level.  The level
- *   of a region is therefore a stochastic measure of how hot it is, and a
- *   miss on a region in a high enough level queues a promotion.
+ *   of a region is therefore a stochastic measure of how hot it is.
+ *
+ * - A count-min sketch counts how often each block was looked up lately.
+ *   A block is never promoted on first sight; once the cache is full,
+ *   only if it was looked up more often than the clean block it would
+ *   replace (more often at all if its region is hot, clearly more often
+ *   otherwise).  Scans stay out; a new working set gets in.
  *
  * - The cache proper is a pair of 64-level multiqueues, one of clean and
- *   one of dirty blocks, ordered the same way.  Demotions take the oldest
- *   clean block of the lower levels; writebacks the oldest dirty block.
+ *   one of dirty blocks, ordered the same way.  Demotions take the least
+ *   looked-up of the oldest clean blocks of the lowest levels; writebacks
+ *   the oldest dirty block.
  *   Sentinel entries, re-queued at the back of every level each period,
  *   split each level into older and younger blocks without timestamps.
  *
@@ -25,9 +31,10 @@
  * promote and how fast entries climb the hotspot queue.
  *
  * Memory: every entry is 16 bytes (indexes instead of pointers, a 32-bit
- * origin block), cache entries and hotspot entries (a quarter as many) live
+ * origin block), cache entries and hotspot entries (an eighth as many) live
  * in one array, the hash tables hold one 32-bit index per four entries,
- * and hit bits are bitsets: about 21.5 bytes per cache block in all.
+ * hit bits are bitsets and the sketch has half a 4-bit counter per cache
+ * block: about 19.8 bytes per cache block in all.
  */
 
 #include "dm-cache-background-tracker.h"
@@ -48,7 +55,7 @@
 #define SMQ_INDEX_BITS 26u
 #define SMQ_NULL ((1u << SMQ_INDEX_BITS) - 1u)
 
-/* With a quarter as many hotspot entries and the sentinels, 60M entries. */
+/* With an eighth as many hotspot entries and the sentinels, 54M entries. */
 #define SMQ_MAX_CACHE_BLOCKS (48u << 20)
 
 /*
@@ -987,7 +994,8 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
  *	moves next.
  * @current_demote_sentinels: the same for the clean queue.
  * @read_promote_level: a read miss in a hotspot block of this level or
- *	above is promoted.
+ *	above is in a hot region: it needs to be looked up only more often
+ *	than the block it replaces, not clearly more often.
  * @write_promote_level: the same for writes.
  * @sketch: recent lookups per origin block, for admission.
  * @lookups: lookups since the policy was created.
@@ -1931,7 +1939,7 @@ static void init_policy_functions(struct smq_policy *mq, bool mimic_mq)
 
 /*
  * Hotspot blocks cover 16 cache blocks, halved until the hotspot entries
- * no longer cover more than the origin.  There are a quarter as many as
+ * no longer cover more than the origin.  There are an eighth as many as
  * cache blocks, at least 1024, but no more than the origin has.
  */
 static void calc_hotspot_params(struct smq_policy *mq, sector_t origin_size,
