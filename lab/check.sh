@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check: the kernel's own style and static checks on our work:
 # checkpatch --strict on every patch of the series, kernel-doc on our
-# files, and a sparse (C=2) and W=1 build of their objects.  Fails on any
+# files, a sparse (C=2) and W=1 build of their objects, and the tree's
+# documentation build of the directories of our pages.  Fails on any
 # finding in our code.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -32,6 +33,22 @@ for f in $files; do
 	if [ -n "$out" ]; then
 		echo "$out"
 		findings=$((findings + 1))
+	fi
+done
+
+# The tree's documentation build (Sphinx) of the directories holding our
+# pages; any warning naming one of them is a finding.
+pages=$(cd "$REPO_DIR/kernel" && find Documentation -name '*.rst' | sort)
+dirs=$(for p in $pages; do dirname "${p#Documentation/}"; done | sort -u | tr '\n' ' ')
+stage htmldocs "$dirs"
+for p in $pages; do touch "$WORK/$p"; done
+make -C "$WORK" O="$BUILD/docs" SPHINXDIRS="$dirs" htmldocs >"$tmp/docs" 2>&1 ||
+	{ tail -n 20 "$tmp/docs"; findings=$((findings + 1)); }
+for p in $pages; do
+	if grep -F "$p" "$tmp/docs" | grep -i -e warning -e error; then
+		findings=$((findings + 1))
+	else
+		echo "clean: $p"
 	fi
 done
 

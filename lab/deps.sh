@@ -10,7 +10,7 @@ PKGS=(
 	build-essential bc flex bison libelf-dev libssl-dev cpio kmod rsync
 	xz-utils zstd gzip bzip2 python3 perl
 	dmsetup lvm2 fio thin-provisioning-tools
-	sparse clang libclang-rt-14-dev valgrind gnuplot-nox
+	sparse clang libclang-rt-14-dev valgrind gnuplot-nox python3-sphinx
 )
 PKGS+=(${LAB_EXTRA_PKGS:-})
 
