@@ -12,7 +12,7 @@
 #   make bench     measurements: RESULT lines, out/bench/*.md and plots
 #   make fuzz      the policy fuzzer for an hour (FUZZ_TIME=seconds)
 
-.PHONY: test test-quick test-debug test-crash demo shell patches check kernel clean-cache fuzz bench
+.PHONY: test test-quick test-debug test-steps test-crash demo shell patches check kernel clean-cache fuzz bench
 
 test:
 	lab/test.sh $(T)
@@ -22,6 +22,9 @@ test-quick:
 
 test-debug:
 	LAB_LAYERS=debug lab/test.sh $(T)
+
+test-steps:
+	LAB_LAYERS=steps lab/test.sh $(T)
 
 test-crash:
 	LAB_LAYERS=crash LAB_CUTS=$(or $(LAB_CUTS),20) lab/test.sh

@@ -261,6 +261,7 @@ def main():
     report.append('|---:|---|---:|---:|---:|---:|')
     holds = True
     signs = {}
+    by_rate = {}
     for rate in ('100', '1000', '10000'):
         rows = parse_data(replay(['--rate', rate, '--policies', 'ours,tree',
                                   os.path.join(a.traces, 'cloudphysics/w106.trace.xz')]))
@@ -269,11 +270,21 @@ def main():
             t = [r for r in rows if r['size'] == s and r['policy'] == 'tree'][0]
             report.append('| %s | %s | %.4f | %.4f | %.4f | %.4f |' %
                           (rate, s, o['miss'], t['miss'], o['slow'], t['slow']))
+            for r in (o, t):
+                by_rate.setdefault((r['policy'], s), []).append(r['miss'])
             sign = (o['slow'] <= t['slow'], o['miss'] <= t['miss'])
             holds &= signs.setdefault(s, sign) == sign
     report.append('\nThe comparison of ours against the tree %s across the rates.\n' %
                   ('is the same' if holds else 'CHANGES'))
     results.append(('rate_conclusions_hold', 1 if holds else 0))
+    # how much each policy's own miss ratio moves with the rate: the worst
+    # size's (max - min) / min
+    for p in ('ours', 'tree'):
+        spread = max((max(v) - min(v)) / min(v) for (q, _), v in by_rate.items() if q == p)
+        results.append(('rate_miss_spread.' + p, spread))
+        report.append('- %s: its miss ratio moves by up to %.1f %% with the rate' %
+                      (p, 100 * spread))
+    report.append('')
 
     if not a.quick and not a.no_callgrind:
         path = os.path.join(a.traces, 'cloudphysics/cloudPhysicsIO.vscsi')

@@ -13,7 +13,8 @@
 # the patch brings in; they are not part of the exported message.
 #
 #   lab/apply.sh [flavour]    guest (default), debug, or tree: only the
-#                             patches whose "Lab-Flavours:" line names it
+#                             patches whose "Lab-Flavours:" line names it;
+#                             step: patches 1 to $LAB_STEP
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 flavour=${1:-guest}
@@ -41,9 +42,11 @@ parent=$(git rev-parse base)
 for p in "$REPO_DIR"/patches/[0-9]*.patch; do
 	[ -e "$p" ] || continue
 	name=$(basename "$p")
-	if [ "$series" != all ] && ! grep -q "^Lab-Flavours:.*\<$series\>" "$p"; then
-		continue
-	fi
+	case $series in
+	all) ;;
+	upto:*) [ "$((10#${name%%-*}))" -le "${series#upto:}" ] || continue ;;
+	*) grep -q "^Lab-Flavours:.*\<$series\>" "$p" || continue ;;
+	esac
 	from=$(sed -n '1s/^From: //p' "$p")
 	[ -n "$from" ] || die "$name: the first line must be 'From: Name <email>'"
 	export GIT_AUTHOR_NAME=${from% <*} GIT_AUTHOR_EMAIL=${from##*<}

@@ -21,7 +21,9 @@ fragments() {
 	done
 }
 
-frag=$LAB_DIR/config/$flavour.fragment
+# a step of the series is configured as the guest; options of later
+# patches do not exist yet
+frag=$LAB_DIR/config/${flavour/step/guest}.fragment
 [ -f "$frag" ] || die "no fragment $frag"
 mkdir -p "$obj" "$cfg"
 fragments "$frag" | xargs cat >"$cfg/fragment"
@@ -39,8 +41,13 @@ dropped=$(grep -E '^(CONFIG_[A-Za-z0-9_]+=|# CONFIG_[A-Za-z0-9_]+ is not set)' "
 		[ -n "$got" ] || got=n
 		[ "$got" = "$want" ] || echo "  $opt: asked $want, got $got"
 	done)
-[ -z "$dropped" ] || die "olddefconfig did not keep these options of $frag:
+if [ "$flavour" = step ]; then
+	[ -z "$dropped" ] || echo "not in patches 1-$LAB_STEP:
+$dropped" >&2
+else
+	[ -z "$dropped" ] || die "olddefconfig did not keep these options of $frag:
 $dropped"
+fi
 
 # Only a real change of the config may invalidate the incremental build.
 cmp -s "$cfg/.config" "$obj/.config" || cp "$cfg/.config" "$obj/.config"

@@ -22,13 +22,17 @@ JOBS=${JOBS:-$(nproc)}
 flavour_src() {
 	case $1 in
 	tree) echo "$LAB_CACHE/work-tree" ;;
+	step) echo "$LAB_CACHE/work-step" ;;
 	*) echo "$WORK" ;;
 	esac
 }
 
+# tree: the pristine tree and the emulated SoC; step: the first $LAB_STEP
+# patches of the series; others: all of it.
 flavour_series() {
 	case $1 in
 	tree) echo tree ;;
+	step) echo "upto:${LAB_STEP:?LAB_STEP names the last patch of the step}" ;;
 	*) echo all ;;
 	esac
 }

@@ -7,6 +7,9 @@
 #   debug      the same KUnit suites and guest tests on the sanitizer kernel
 #              (KASAN, UBSAN, lockdep, kmemleak, panic_on_warn)
 #   userspace  the harness's tests and a bounded fuzzing run
+#   steps      (not in the default) the series patch by patch: the kernel
+#              with patches 1..N built and booted, its KUnit suites and the
+#              guest tests that need no later patch, for every N
 #   lab/test.sh [guest test filter]       layers: LAB_LAYERS (default all)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -45,7 +48,7 @@ judge_tap() {
 	cat "$tap"
 	want=$(cd "$REPO_DIR/guest/tests" && ls [0-9]*.sh | sed 's/\.sh$//' | grep -F -- "$filter" || true)
 	for t in $want; do
-		if ! grep -q "^ok [0-9]* - $t\$" "$tap"; then
+		if ! grep -q "^ok [0-9]* - $t\( # SKIP .*\)\?\$" "$tap"; then
 			grep -q "^not ok [0-9]* - $t" "$tap" || echo "guest test $t did not report" >&2
 			failed=$((failed + 1))
 		fi
@@ -114,6 +117,26 @@ if has_layer debug; then
 	judge_kunit "$OUT/test-debug.log"
 	judge_tap "$OUT/test-debug.tap"
 	judge_sanitizers "$OUT/test-debug.log"
+fi
+
+if has_layer steps; then
+	nr=$(ls "$REPO_DIR"/patches/[0-9]*.patch | wc -l)
+	for n in $(seq 1 "$nr"); do
+		export LAB_STEP=$n
+		"$LAB_DIR/apply.sh" step
+		"$LAB_DIR/build.sh" step
+		"$LAB_DIR/rootfs.sh" step
+		LAB_CMDLINE="lab.step=$n ${LAB_CMDLINE:-}" "$LAB_DIR/qemu.sh" step test "$filter" ||
+			{ failed=$((failed + 1)); echo "the guest of step $n failed" >&2; }
+		for f in log tap; do cp "$OUT/test-step.$f" "$OUT/test-step-$n.$f"; done
+		if grep -q '^CONFIG_KUNIT=y' "$BUILD/step/.config" &&
+		   grep -q 'KUNIT_TEST=y' "$BUILD/step/.config"; then
+			judge_kunit "$OUT/test-step-$n.log"
+		fi
+		judge_tap "$OUT/test-step-$n.tap"
+		echo "step $n: $(git -C "$(flavour_src step)" log -1 --format=%s series)"
+	done
+	unset LAB_STEP
 fi
 
 if has_layer userspace; then

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# lab-needs: 1
 # Data written through an smq cache reads back right in every mode, after
 # suspend/resume, after a table reload, and from the origin alone once the
 # cleaner policy has written everything back.

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# lab-needs: 1
 # A skewed read load whose hot set fits in the cache: smq promotes it and
 # reads then hit.
 . /tests/lib.sh

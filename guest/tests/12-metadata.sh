@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# lab-needs: 1
 # The metadata our policy leaves behind checks clean, carries our hints,
 # and loads back with its mappings.
 . /tests/lib.sh

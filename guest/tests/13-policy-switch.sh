@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# lab-needs: 2
 # Switching policies by table reload, mq's old tunables, and bad arguments
 # refused with a message naming them.
 . /tests/lib.sh

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# lab-needs: 1
 # lvm2 builds a cache volume with our policy on loop devices.
 . /tests/lib.sh
 plan 5

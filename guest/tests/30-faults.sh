@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# lab-needs: 1
 # I/O errors under the origin, the cache device and the metadata: errors
 # reach the caller, a metadata failure turns the cache read-only with
 # needs_check, and after repair the data is intact.

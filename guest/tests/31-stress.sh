@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# lab-needs: 1
 # Four fio jobs of reads, writes and discards while the table is reloaded
 # smq -> cleaner -> smq and migration_threshold changes; the data the
 # writers verified reads back right afterwards.

@@ -1,5 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
+# lab-needs: 1
 # Runs last: nothing the tests did left a warning, oops or lockdep splat;
 # on a kernel with kmemleak, a scan finds no leak.  Reports go to the
 # console too, where the host attributes them.
