@@ -59,7 +59,7 @@ for c in $(git -C "$check" rev-list --reverse base..HEAD); do
 	git -C "$check" checkout -q "$c"
 	dirs=$(git -C "$check" diff --name-only "$c^" "$c" | xargs -n1 dirname | sort -u |
 		grep -v -e '^Documentation' -e '^\.$' | sed 's|/tests$||' | sort -u | sed 's|$|/|' |
-		tr '\n' ' ')
+		tr '\n' ' ' || true)
 	echo "patch $n: $(git -C "$check" log -1 --format=%s "$c") [$dirs]"
 	# each step starts from the full test config: options of later patches
 	# are dropped here and must not stay dropped
