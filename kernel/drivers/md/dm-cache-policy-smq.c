@@ -1002,6 +1002,8 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
  * @hotspot_period_end: @lookups at which the hotspot period ends.
  * @cache_period_end: the same for the cache period.
  * @victim: the cache block a promotion would replace, or SMQ_NULL.
+ * @victim_oblock: the origin block @victim held when it was picked: its
+ *	cache block may have been freed and given to another since.
  * @victim_freq: the count of @victim when it was picked.
  * @victim_uses: misses @victim has been weighed against.
  * @bg_work: queued and running background work.
@@ -1053,6 +1055,7 @@ struct smq_policy {
 	unsigned int hotspot_period_end;
 	unsigned int cache_period_end;
 	unsigned int victim;
+	u32 victim_oblock;
 	unsigned int victim_freq;
 	unsigned int victim_uses;
 	struct background_tracker *bg_work;
@@ -1333,18 +1336,19 @@ static void queue_writeback(struct smq_policy *mq, bool idle)
 
 /*
  * The clean block to demote: of the oldest VICTIM_SAMPLE blocks of the
- * lowest levels in the lower half of the queue (those not hit for a
- * demote period come first, ahead of the sentinels), the one looked up
- * least lately.  Sampling more finds better victims on paper, but costs
- * a walk past sentinels and a counter read each, and measured no better.
+ * lowest levels in [@from, @to) (those not hit for a demote period come
+ * first, ahead of the sentinels), the one looked up least lately.
+ * Sampling more finds better victims on paper, but costs a walk past
+ * sentinels and a counter read each, and measured no better.
  */
-static struct smq_entry *pick_victim(struct smq_policy *mq, unsigned int *freq)
+static struct smq_entry *sample_victims(struct smq_policy *mq, unsigned int from,
+					unsigned int to, unsigned int *freq)
 {
 	struct smq_queue *q = &mq->clean;
 	struct smq_entry *e, *best = NULL;
 	unsigned int level, seen = 0, f, best_f = ~0u;
 
-	for (level = 0; level < q->nr_levels / 2u && seen < VICTIM_SAMPLE; level++) {
+	for (level = from; level < to && seen < VICTIM_SAMPLE; level++) {
 		if (!q->qs[level].nr_elts)
 			continue;
 		for (e = l_head(q->es, q->qs + level); e && seen < VICTIM_SAMPLE;
@@ -1365,6 +1369,18 @@ static struct smq_entry *pick_victim(struct smq_policy *mq, unsigned int *freq)
 }
 
 /*
+ * A cache so small that its clean blocks all sit in the upper half (the
+ * block of a one-block cache sits in the top level) still has a victim.
+ */
+static struct smq_entry *pick_victim(struct smq_policy *mq, unsigned int *freq)
+{
+	unsigned int half = mq->clean.nr_levels / 2u;
+
+	return sample_victims(mq, 0, half, freq) ?:
+	       sample_victims(mq, half, mq->clean.nr_levels, freq);
+}
+
+/*
  * Picking a victim walks the queue and reads several counters, too much
  * for every miss of a full cache: the pick is kept for VICTIM_REUSE misses
  * while it is still a clean, idle, low-level block.
@@ -1375,8 +1391,8 @@ static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *fre
 
 	if (mq->victim != SMQ_NULL && mq->victim_uses < VICTIM_REUSE) {
 		e = get_entry(&mq->cache_alloc, mq->victim);
-		if (!e->allocated || e->dirty || e->pending_work ||
-		    e->level >= mq->clean.nr_levels / 2u)
+		if (!e->allocated || e->oblock != mq->victim_oblock || e->dirty ||
+		    e->pending_work || e->level >= mq->clean.nr_levels / 2u)
 			e = NULL;
 	}
 
@@ -1388,6 +1404,7 @@ static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *fre
 
 	e = pick_victim(mq, freq);
 	mq->victim = e ? from_cblock(infer_cblock(mq, e)) : SMQ_NULL;
+	mq->victim_oblock = e ? e->oblock : 0;
 	mq->victim_freq = *freq;
 	mq->victim_uses = 0;
 	return e;

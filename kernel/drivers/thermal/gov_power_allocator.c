@@ -342,13 +342,13 @@ static bool heading_there(s64 err, s64 slope)
  * Learn the difference from where the zone settles: near the desired
  * temperature, when the temperature is not on its way there by itself
  * (learning on the way up would overshoot), and only while the budget
- * really limits the actors (@demand, what they would draw unthrottled, is
- * above it) or is above nothing: a budget nobody uses says nothing of
- * the zone.  @slope is the change of the error per period.
+ * really limits the actors (@limiting) or is above nothing: a budget
+ * nobody uses says nothing of the zone.  @slope is the change of the
+ * error per period.
  */
 static void learn_equilibrium(struct power_allocator_params *params,
 			      const struct thermal_zone_params *tzp, const struct pid_terms *t,
-			      s64 slope, s64 periods, u32 sustainable_power, u32 demand,
+			      s64 slope, s64 periods, u32 sustainable_power, bool limiting,
 			      u32 max_power)
 {
 	s64 step, lo = -int_to_frac(sustainable_power), hi = int_to_frac(max_power);
@@ -357,7 +357,7 @@ static void learn_equilibrium(struct power_allocator_params *params,
 		return;
 	if (heading_there(t->err, slope))
 		return;
-	if (t->err > 0 && t->output >= min(demand, max_power))
+	if (t->err > 0 && !limiting)
 		return;
 	if (t->err < 0 && !t->output)
 		return;
@@ -412,6 +412,19 @@ static void divvy_up_power(struct power_actor *power, unsigned int n, u32 total_
 	}
 }
 
+/*
+ * state2power() is the power at full load; grants, like requests, are at
+ * the present load (power2state() scales by it).  Bring @power to that
+ * load: @full_req_power is the request at full speed, @max_power the
+ * full-load power there.
+ */
+static u32 at_load(const struct power_actor *pa, u32 power)
+{
+	if (!pa->max_power)
+		return power;
+	return div_u64((u64)power * pa->full_req_power, pa->max_power);
+}
+
 /* The state @pa's grant buys, within its binding, and its power there. */
 static void grant_to_state(struct power_actor *pa)
 {
@@ -425,6 +438,8 @@ static void grant_to_state(struct power_actor *pa)
 	pa->state = clamp_val(state, instance->lower, instance->upper);
 	if (cdev->ops->state2power(cdev, pa->state, &pa->state_power))
 		pa->state_power = pa->granted_power;
+	else
+		pa->state_power = at_load(pa, pa->state_power);
 }
 
 /* The power one state less cooling would cost @pa, or 0 if none. */
@@ -433,7 +448,10 @@ static u32 step_up_cost(struct power_actor *pa, u32 *power)
 	struct thermal_cooling_device *cdev = pa->instance->cdev;
 
 	if (!pa->has_state || pa->state <= pa->instance->lower ||
-	    cdev->ops->state2power(cdev, pa->state - 1, power) || *power <= pa->state_power)
+	    cdev->ops->state2power(cdev, pa->state - 1, power))
+		return 0;
+	*power = at_load(pa, *power);
+	if (*power <= pa->state_power)
 		return 0;
 	return *power - pa->state_power;
 }
@@ -451,9 +469,9 @@ static void spend_leftover(struct power_actor *power, unsigned int n, u32 budget
 	u32 spent = 0, cost, best_cost, best_power = 0, p;
 	unsigned int i, best;
 
+	/* an actor without a state keeps its old one: count its grant as spent */
 	for (i = 0; i < n; i++)
-		if (power[i].has_state)
-			spent += power[i].state_power;
+		spent += power[i].has_state ? power[i].state_power : power[i].granted_power;
 
 	while (spent < budget) {
 		best = n;
@@ -506,12 +524,28 @@ static u32 full_speed_request(struct thermal_cooling_device *cdev, u32 req_power
 }
 
 /*
+ * Is @instance what holds its device back: the device is at the state
+ * this zone last gave it, and that is not its least cooling?  A device
+ * shared with another zone may be held deeper by that zone, and a budget
+ * it cannot use then says nothing of this zone.
+ */
+static bool held_by_zone(struct thermal_instance *instance)
+{
+	unsigned long state;
+
+	return !instance->cdev->ops->get_cur_state(instance->cdev, &state) &&
+	       state == instance->target && state > instance->lower;
+}
+
+/*
  * Gather the actors' requests and maxima.  An actor whose power
  * operations fail takes no part; the others keep their own entries.
- * @demand is what they would draw unthrottled.
+ * @demand is what they would draw unthrottled, @nr_held how many of them
+ * this zone holds back.
  */
 static unsigned int collect_actors(struct power_allocator_params *params, u32 *total_req,
-				   u32 *total_weighted_req, u32 *max_allocatable, u32 *demand)
+				   u32 *total_weighted_req, u32 *max_allocatable, u32 *demand,
+				   unsigned int *nr_held)
 {
 	struct thermal_instance *instance;
 	unsigned int n = 0;
@@ -520,6 +554,7 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 	*total_weighted_req = 0;
 	*max_allocatable = 0;
 	*demand = 0;
+	*nr_held = 0;
 
 	list_for_each_entry(instance, actor_list(params), trip_node) {
 		struct thermal_cooling_device *cdev = instance->cdev;
@@ -543,6 +578,7 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 
 		*total_req += pa->req_power;
 		*demand += pa->full_req_power;
+		*nr_held += held_by_zone(instance);
 		*total_weighted_req += pa->weighted_req_power;
 		*max_allocatable += pa->max_power;
 		n++;
@@ -555,14 +591,15 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 {
 	struct power_allocator_params *params = tz->governor_data;
 	u32 total_req, total_weighted_req, max_allocatable, demand, total_granted = 0, sp;
+	unsigned int i, n, nr_held;
 	s64 periods, err, slope;
-	unsigned int i, n;
 	struct pid_terms t;
 
 	if (!params->num_actors)
 		return;
 
-	n = collect_actors(params, &total_req, &total_weighted_req, &max_allocatable, &demand);
+	n = collect_actors(params, &total_req, &total_weighted_req, &max_allocatable, &demand,
+			   &nr_held);
 
 	sp = get_sustainable_power(tz, params, control_temp);
 	periods = elapsed_periods(params, jiffies_to_nsecs(tz->passive_delay_jiffies), now_ns);
@@ -572,7 +609,8 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 	params->last_update_ns = now_ns;
 	pid_step(params, tz->tzp, err, periods, jiffies_to_msecs(tz->passive_delay_jiffies), sp,
 		 max_allocatable, &t);
-	learn_equilibrium(params, tz->tzp, &t, slope, periods, sp, demand, max_allocatable);
+	learn_equilibrium(params, tz->tzp, &t, slope, periods, sp,
+			  nr_held && t.output < min(demand, max_allocatable), max_allocatable);
 
 	trace_thermal_power_allocator_pid(tz, frac_to_int(t.err), frac_to_int(params->err_integral),
 					  frac_to_int(t.p), frac_to_int(t.i), frac_to_int(t.d),

@@ -435,6 +435,36 @@ static void smq_test_admission(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, residency(mq), 64u);
 }
 
+/*
+ * A one-block cache, its block in the top level: there is still a victim.
+ * A victim whose cache block now holds another origin block is picked
+ * anew, not judged by the old block's count.
+ */
+static void smq_test_victims(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 1, 4096, false);
+	unsigned int i, freq, counts[3] = {};
+	struct smq_entry *v;
+	dm_cblock_t cblock;
+
+	load_mappings(test, mq, 1, 0, false, NR_LEVELS - 1);
+	for (i = 0; i < 10 && lookup(mq, 100, READ, &cblock); i++)
+		run_background_work(mq, false, true, counts);
+	KUNIT_EXPECT_EQ(test, lookup(mq, 100, READ, &cblock), 0);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_DEMOTE], 1u);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 1u);
+
+	mq = make_policy(test, 16, 4096, false);
+	load_mappings(test, mq, 16, 0, false, 0);
+	v = current_victim(mq, &freq);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	current_victim(mq, &freq);
+	KUNIT_EXPECT_EQ(test, mq->victim_uses, 1u);
+	v->oblock = 9999;	/* as if freed and given to another block */
+	current_victim(mq, &freq);
+	KUNIT_EXPECT_EQ(test, mq->victim_uses, 0u);
+}
+
 /* A hot set that fits is promoted and then hits. */
 static void smq_test_hot_set_promoted(struct kunit *test)
 {
@@ -795,6 +825,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_sketch),
 	KUNIT_CASE(smq_test_should_promote),
 	KUNIT_CASE(smq_test_admission),
+	KUNIT_CASE(smq_test_victims),
 	KUNIT_CASE(smq_test_hot_set_promoted),
 	KUNIT_CASE(smq_test_background_work),
 	KUNIT_CASE(smq_test_sentinels),

@@ -273,28 +273,26 @@ static void ipa_test_equilibrium(struct kunit *test)
 	struct pid_terms t = { .err = int_to_frac(1000), .output = 3000 };
 	s64 up = (s64)80 / 8 * 1000, down = (s64)80 / 2 * 1000;
 
-	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, 4000, 8000);
+	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, true, 8000);
 	KUNIT_EXPECT_EQ(test, params.equilibrium, up);
 	/* rising 30 m°C a period: there within 50 periods, so no learning */
-	learn_equilibrium(&params, &tzp, &t, -int_to_frac(30), FRAC_ONE, 2000, 4000, 8000);
+	learn_equilibrium(&params, &tzp, &t, -int_to_frac(30), FRAC_ONE, 2000, true, 8000);
 	KUNIT_EXPECT_EQ(test, params.equilibrium, up);
-	/* the actors would not use more */
-	t.output = 4000;
-	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, 4000, 8000);
+	/* the budget does not limit the actors, or another zone holds them */
+	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, false, 8000);
 	KUNIT_EXPECT_EQ(test, params.equilibrium, up);
 	/* far below: the proportional term's business */
 	t.err = int_to_frac(EQ_BAND_MC + 1);
-	t.output = 3000;
-	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, 4000, 8000);
+	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, true, 8000);
 	KUNIT_EXPECT_EQ(test, params.equilibrium, up);
 	/* above: down, faster */
 	t.err = -int_to_frac(1000);
-	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, 4000, 8000);
+	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, true, 8000);
 	KUNIT_EXPECT_EQ(test, params.equilibrium, up - down);
 	/* but never below minus the sustainable power */
 	t.err = -int_to_frac(EQ_BAND_MC);
 	tzp.k_i = 100000;
-	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, 4000, 8000);
+	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, true, 8000);
 	KUNIT_EXPECT_EQ(test, params.equilibrium, -int_to_frac(2000));
 
 	/* it shifts the budget like the sustainable power does */
@@ -353,12 +351,23 @@ static void ipa_test_leftover(struct kunit *test)
 	spend_leftover(pa, 3, 4500);
 	KUNIT_EXPECT_EQ(test, pa[2].state, (unsigned long)FAKE_MAX_STATE - 1);
 
-	/* an actor whose operations fail is left alone */
+	/* at half load a state draws half its full-load power */
+	pa[0].max_power = 4000;
+	pa[0].full_req_power = 2000;
+	pa[0].granted_power = 1200;
+	grant_to_state(&pa[0]);
+	KUNIT_EXPECT_EQ(test, pa[0].state, 2ul);
+	KUNIT_EXPECT_EQ(test, pa[0].state_power, 500u);
+
+	/* an actor whose operations fail is left alone, its grant counted */
 	fake(pa[2].instance->cdev)->fail = true;
 	grant_to_state(&pa[2]);
 	KUNIT_EXPECT_FALSE(test, pa[2].has_state);
-	spend_leftover(pa, 3, 100000);
-	KUNIT_EXPECT_EQ(test, pa[0].state, 0ul);
+	pa[2].granted_power = 1000;
+	/* 500 + 1000 + 1000 of 3000: A's next step (500 at half load) fits, not two */
+	spend_leftover(pa, 3, 3000);
+	KUNIT_EXPECT_EQ(test, pa[0].state, 1ul);
+	KUNIT_EXPECT_EQ(test, pa[0].state_power, 1000u);
 }
 
 /* Updates that come late count for more, early ones for less. */
@@ -440,14 +449,15 @@ static void ipa_test_weights(struct kunit *test)
 	struct thermal_zone_device *tz = fake_zone(test, 2000);
 	struct power_allocator_params *params;
 	u32 total_req, total_weighted, max, demand;
+	unsigned int held;
 
 	fake_bind(test, tz, 4000, 1000, 3 * 1024);
 	fake_bind(test, tz, 4000, 1000, 1024);
 	governor_bind(test, tz);
 	params = tz->governor_data;
 
-	KUNIT_EXPECT_EQ(test, collect_actors(params, &total_req, &total_weighted, &max, &demand),
-			2u);
+	KUNIT_EXPECT_EQ(test, collect_actors(params, &total_req, &total_weighted, &max, &demand,
+					     &held), 2u);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power, 3000u);
 	KUNIT_EXPECT_EQ(test, params->power[1].weighted_req_power, 1000u);
 	KUNIT_EXPECT_EQ(test, max, 8000u);
@@ -457,7 +467,7 @@ static void ipa_test_weights(struct kunit *test)
 	list_last_entry(&tz->trips[1].thermal_instances, struct thermal_instance,
 			trip_node)->weight = 0;
 	power_allocator_update_tz(tz, THERMAL_INSTANCE_WEIGHT_CHANGED);
-	collect_actors(params, &total_req, &total_weighted, &max, &demand);
+	collect_actors(params, &total_req, &total_weighted, &max, &demand, &held);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power,
 			params->power[1].weighted_req_power);
 }
