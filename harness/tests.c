@@ -23,7 +23,7 @@ static int nr_tests;
 static int nr_failed;
 static const char *traces_dir = "../../shared/traces";
 
-static void ok(int cond, const char *fmt, ...)
+static int ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -35,6 +35,7 @@ static void ok(int cond, const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	printf("\n");
+	return cond;
 }
 
 #define is_u64(got, want, what) \
@@ -156,67 +157,77 @@ static void test_readers(void)
 	uint64_t writes = 0;
 	size_t i;
 
-	ok(!load(&t, "cloudphysics/cloudPhysicsIO.vscsi", NULL, 4096), "vscsi loads");
-	is_u64(t.nr_reqs, 113872, "vscsi requests");
-	for (i = 0; i < t.nr_reqs; i++)
-		writes += t.reqs[i].write;
-	is_u64(writes, 66898, "vscsi writes");
-	is_u64(t.nr_accesses, 1141869, "vscsi 4 KiB block accesses");
-	is_u64(t.footprint, 269210, "vscsi distinct blocks");
-	/* first record: lbn 0x28f1a09 sectors, 512 bytes, WRITE(10) */
-	is_u64(t.reqs[0].block, 0x28f1a09ull * 512 / 4096, "vscsi first block");
-	ok(t.reqs[0].write && !t.reqs[0].whole && t.reqs[0].nr_blocks == 1,
-	   "vscsi first record is a partial-block write");
-	ok(t.has_time && t.reqs[0].time_us == 0, "vscsi timed from its first record");
-	trace_free(&t);
+	if (ok(!load(&t, "cloudphysics/cloudPhysicsIO.vscsi", NULL, 4096), "vscsi loads")) {
+		is_u64(t.nr_reqs, 113872, "vscsi requests");
+		for (i = 0; i < t.nr_reqs; i++)
+			writes += t.reqs[i].write;
+		is_u64(writes, 66898, "vscsi writes");
+		is_u64(t.nr_accesses, 1141869, "vscsi 4 KiB block accesses");
+		is_u64(t.footprint, 269210, "vscsi distinct blocks");
+		/* first record: lbn 0x28f1a09 sectors, 512 bytes, WRITE(10) */
+		is_u64(t.reqs[0].block, 0x28f1a09ull * 512 / 4096, "vscsi first block");
+		ok(t.reqs[0].write && !t.reqs[0].whole && t.reqs[0].nr_blocks == 1,
+		   "vscsi first record is a partial-block write");
+		ok(t.has_time && t.reqs[0].time_us == 0, "vscsi timed from its first record");
+		trace_free(&t);
+	}
 
-	ok(!load(&t, "cloudphysics/cloudPhysicsIO.vscsi", NULL, 65536), "vscsi at 64 KiB blocks");
-	ok(t.footprint < 269210 && t.nr_accesses < 1141869, "fewer, larger blocks at 64 KiB");
-	trace_free(&t);
+	if (ok(!load(&t, "cloudphysics/cloudPhysicsIO.vscsi", NULL, 65536), "vscsi at 64 KiB blocks")) {
+		ok(t.footprint < 269210 && t.nr_accesses < 1141869, "fewer, larger blocks at 64 KiB");
+		trace_free(&t);
+	}
 
-	ok(!load(&t, "cloudphysics/w106.trace.xz", NULL, 4096), "w106 (xz, raw u32) loads");
-	is_u64(t.nr_accesses, 5292456, "w106 references");
-	is_u64(t.footprint, 275171, "w106 distinct blocks");
-	is_u64(t.reqs[0].block, 904906, "w106 first block");
-	is_u64(t.reqs[3].block, 641085, "w106 fourth block");
-	trace_free(&t);
+	if (ok(!load(&t, "cloudphysics/w106.trace.xz", NULL, 4096), "w106 (xz, raw u32) loads")) {
+		is_u64(t.nr_accesses, 5292456, "w106 references");
+		is_u64(t.footprint, 275171, "w106 distinct blocks");
+		is_u64(t.reqs[0].block, 904906, "w106 first block");
+		is_u64(t.reqs[3].block, 641085, "w106 fourth block");
+		trace_free(&t);
+	}
 
-	ok(!load(&t, "arc/OLTP.lis.zst", NULL, 4096), "OLTP (zstd, ARC .lis) loads");
-	is_u64(t.nr_reqs, 914145, "OLTP references");
-	is_u64(t.footprint, 186880, "OLTP distinct blocks");
-	is_u64(t.reqs[0].block, 1, "OLTP first block");
-	trace_free(&t);
+	if (ok(!load(&t, "arc/OLTP.lis.zst", NULL, 4096), "OLTP (zstd, ARC .lis) loads")) {
+		is_u64(t.nr_reqs, 914145, "OLTP references");
+		is_u64(t.footprint, 186880, "OLTP distinct blocks");
+		is_u64(t.reqs[0].block, 1, "OLTP first block");
+		trace_free(&t);
+	}
 
-	ok(!load(&t, "lirs/2_pools.trace.gz", NULL, 4096), "2_pools (gzip, LIRS, '*' markers) loads");
-	is_u64(t.nr_accesses, 100000, "2_pools references");
-	trace_free(&t);
+	if (ok(!load(&t, "lirs/2_pools.trace.gz", NULL, 4096), "2_pools (gzip, LIRS, '*' markers) loads")) {
+		is_u64(t.nr_accesses, 100000, "2_pools references");
+		trace_free(&t);
+	}
 
-	ok(!load(&t, "lirs/cs.trace.gz", NULL, 4096), "cs loads");
-	ok(t.reqs[0].block == 0 && t.reqs[1].block == 1 && t.reqs[2].block == 2, "cs starts 0 1 2");
-	trace_free(&t);
+	if (ok(!load(&t, "lirs/cs.trace.gz", NULL, 4096), "cs loads")) {
+		ok(t.reqs[0].block == 0 && t.reqs[1].block == 1 && t.reqs[2].block == 2, "cs starts 0 1 2");
+		trace_free(&t);
+	}
 
-	ok(!load(&t, "formats/msr-cambridge1-sample.csv", NULL, 4096), "MSR CSV loads");
-	is_u64(t.nr_reqs, 1000, "MSR requests");
-	is_u64(t.reqs[0].block, 9056014336ull / 4096, "MSR first block");
-	ok(t.reqs[0].write, "MSR first request is a write");
-	trace_free(&t);
+	if (ok(!load(&t, "formats/msr-cambridge1-sample.csv", NULL, 4096), "MSR CSV loads")) {
+		is_u64(t.nr_reqs, 1000, "MSR requests");
+		is_u64(t.reqs[0].block, 9056014336ull / 4096, "MSR first block");
+		ok(t.reqs[0].write, "MSR first request is a write");
+		trace_free(&t);
+	}
 
-	ok(!load(&t, "formats/systor17-traces-sample.csv.gz", NULL, 4096), "SYSTOR CSV loads");
-	is_u64(t.nr_reqs, 999, "SYSTOR requests (1,000 lines, the header skipped)");
-	is_u64(t.reqs[0].block, 899056122368ull / 4096, "SYSTOR first block");
-	is_u64(t.reqs[0].nr_blocks, 33, "SYSTOR first request: 128 KiB, unaligned, over 33 blocks");
-	trace_free(&t);
+	if (ok(!load(&t, "formats/systor17-traces-sample.csv.gz", NULL, 4096), "SYSTOR CSV loads")) {
+		is_u64(t.nr_reqs, 999, "SYSTOR requests (1,000 lines, the header skipped)");
+		is_u64(t.reqs[0].block, 899056122368ull / 4096, "SYSTOR first block");
+		is_u64(t.reqs[0].nr_blocks, 33, "SYSTOR first request: 128 KiB, unaligned, over 33 blocks");
+		trace_free(&t);
+	}
 
-	ok(!load(&t, "formats/cloud_storage-sample.bz2", NULL, 4096), "Tencent CSV (bzip2) loads");
-	is_u64(t.reqs[0].block, 4247200ull * 512 / 4096, "Tencent first block (volume 1058)");
-	ok(t.reqs[0].write && t.reqs[0].nr_blocks == 16, "Tencent first request: a 64 KiB write");
-	trace_free(&t);
+	if (ok(!load(&t, "formats/cloud_storage-sample.bz2", NULL, 4096), "Tencent CSV (bzip2) loads")) {
+		is_u64(t.reqs[0].block, 4247200ull * 512 / 4096, "Tencent first block (volume 1058)");
+		ok(t.reqs[0].write && t.reqs[0].nr_blocks == 16, "Tencent first request: a 64 KiB write");
+		trace_free(&t);
+	}
 
-	ok(!load(&t, "testdata/sample.blkparse", NULL, 4096), "blkparse text loads");
-	is_u64(t.nr_reqs, 3, "blkparse: one request per Q event with data");
-	ok(t.reqs[1].write && t.reqs[1].block == 1000 * 512 / 4096 && t.reqs[1].nr_blocks == 2,
-	   "blkparse second request: a write of 8 KiB at sector 1000");
-	trace_free(&t);
+	if (ok(!load(&t, "testdata/sample.blkparse", NULL, 4096), "blkparse text loads")) {
+		is_u64(t.nr_reqs, 3, "blkparse: one request per Q event with data");
+		ok(t.reqs[1].write && t.reqs[1].block == 1000 * 512 / 4096 && t.reqs[1].nr_blocks == 2,
+		   "blkparse second request: a write of 8 KiB at sector 1000");
+		trace_free(&t);
+	}
 }
 
 static void test_malformed(void)

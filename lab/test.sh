@@ -142,11 +142,17 @@ fi
 if has_layer userspace; then
 	stage userspace "harness tests"
 	out=$OUT/userspace.tap
-	make -s -C "$REPO_DIR/harness" check LAB_CACHE="$LAB_CACHE" >"$out" 2>&1 || true
+	urc=0
+	make -s -C "$REPO_DIR/harness" check LAB_CACHE="$LAB_CACHE" >"$out" 2>&1 || urc=$?
 	cat "$out"
 	passed=$((passed + $(grep -c '^ok ' "$out" || true)))
 	failed=$((failed + $(grep -c '^not ok ' "$out" || true)))
 	grep -q '^# harness-tests-done' "$out" || { echo "harness tests did not finish" >&2; failed=$((failed + 1)); }
+	# a crash prints no "not ok": the summary line and the exit status tell
+	grep -q '^# harness unit tests: ' "$out" ||
+		{ echo "harness unit tests gave no summary" >&2; failed=$((failed + 1)); }
+	[ "$urc" -eq 0 ] || ! grep -q '^# harness unit tests: [0-9]* passed, 0 failed' "$out" ||
+		{ echo "harness check exited $urc" >&2; failed=$((failed + 1)); }
 fi
 
 echo "tree: $SRC_PKG $(pkg_version); layers: $layers; logs in $OUT; $(($(date +%s) - t0))s"
