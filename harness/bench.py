@@ -123,6 +123,21 @@ def insn_per_lookup(trace_path, policy, out_dir):
     return int(m.group(1).replace(',', '')) / lookups
 
 
+def summarise_vs_tree(rows, title, suffix, report, results):
+    """Geometric mean and worst cell of ours over the tree's, per metric."""
+    pairs = {}
+    for r in rows:
+        pairs.setdefault((r['trace'], r['size']), {})[r['policy']] = r
+    report.append('### Ours against the tree, %s × sizes\n' % title)
+    for key, name, label in (('slow', 'slow_io', 'slow-device I/O'),
+                             ('miss', 'miss', 'miss ratio')):
+        ratio = [p['ours'][key] / p['tree'][key] for p in pairs.values() if p['tree'][key]]
+        report.append('- %s: geometric mean %.3f, worst cell %.3f' %
+                      (label, geomean(ratio), max(ratio)))
+        results.append(('geomean_%s_ratio%s.ours_vs_tree' % (name, suffix), geomean(ratio)))
+    report.append('')
+
+
 def rewarm(windows, policy, nr_windows):
     """Requests after the shift until a window reaches 90% of steady state."""
     hr = windows[policy]
@@ -172,35 +187,13 @@ def main():
     for r in rows:
         results.append(('cloudPhysicsIO_64k.%s.%s.miss_ratio' % (r['size'], r['policy']), r['miss']))
 
-    # summary of ours against the tree over the real traces
-    real = [r for r in all_rows if not r['trace'].startswith(('zipf', 'scan', 'shift', 'uniform'))]
-    pairs = {}
-    for r in real:
-        pairs.setdefault((r['trace'], r['size']), {})[r['policy']] = r
-    slow_ratio = [p['ours']['slow'] / p['tree']['slow'] for p in pairs.values() if p['tree']['slow']]
-    miss_ratio = [p['ours']['miss'] / p['tree']['miss'] for p in pairs.values() if p['tree']['miss']]
-    report.append('### Ours against the tree, real traces × sizes\n')
-    report.append('- slow-device I/O: geometric mean %.3f, worst cell %.3f' %
-                  (geomean(slow_ratio), max(slow_ratio)))
-    report.append('- miss ratio: geometric mean %.3f, worst cell %.3f\n' %
-                  (geomean(miss_ratio), max(miss_ratio)))
-    results.append(('geomean_slow_io_ratio.ours_vs_tree', geomean(slow_ratio)))
-    results.append(('geomean_miss_ratio.ours_vs_tree', geomean(miss_ratio)))
-
-    # the synthetic generators, summarised the same way
-    gens = [r for r in all_rows if r['trace'].startswith(('zipf', 'scan', 'shift', 'uniform'))]
-    gpairs = {}
-    for r in gens:
-        gpairs.setdefault((r['trace'], r['size']), {})[r['policy']] = r
-    gslow = [p['ours']['slow'] / p['tree']['slow'] for p in gpairs.values() if p['tree']['slow']]
-    gmiss = [p['ours']['miss'] / p['tree']['miss'] for p in gpairs.values() if p['tree']['miss']]
-    report.append('### Ours against the tree, synthetic generators × sizes\n')
-    report.append('- slow-device I/O: geometric mean %.3f, worst cell %.3f' %
-                  (geomean(gslow), max(gslow)))
-    report.append('- miss ratio: geometric mean %.3f, worst cell %.3f\n' %
-                  (geomean(gmiss), max(gmiss)))
-    results.append(('geomean_slow_io_ratio_generators.ours_vs_tree', geomean(gslow)))
-    results.append(('geomean_miss_ratio_generators.ours_vs_tree', geomean(gmiss)))
+    # ours against the tree, over the real traces and over the generators
+    synthetic = ('zipf', 'scan', 'shift', 'uniform')
+    for title, suffix, rows in (
+            ('real traces', '', [r for r in all_rows if not r['trace'].startswith(synthetic)]),
+            ('synthetic generators', '_generators',
+             [r for r in all_rows if r['trace'].startswith(synthetic)])):
+        summarise_vs_tree(rows, title, suffix, report, results)
 
     # memory per cache block at 1M blocks
     mem = subprocess.run([REPLAY, '--memory', str(1 << 20)], capture_output=True, text=True,

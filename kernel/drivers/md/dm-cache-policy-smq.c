@@ -1369,15 +1369,21 @@ static struct smq_entry *sample_victims(struct smq_policy *mq, unsigned int from
 }
 
 /*
- * A cache so small that its clean blocks all sit in the upper half (the
- * block of a one-block cache sits in the top level) still has a victim.
+ * A cache with fewer clean blocks than levels may have them all in the
+ * upper half (the block of a one-block cache sits in the top level): it
+ * still needs a victim.  A larger one whose lower half is empty only for
+ * now (new blocks enter at the top) waits for the levels to be spread
+ * again rather than demote what it promoted last.
  */
 static struct smq_entry *pick_victim(struct smq_policy *mq, unsigned int *freq)
 {
-	unsigned int half = mq->clean.nr_levels / 2u;
+	struct smq_queue *q = &mq->clean;
+	unsigned int half = q->nr_levels / 2u;
+	struct smq_entry *e = sample_victims(mq, 0, half, freq);
 
-	return sample_victims(mq, 0, half, freq) ?:
-	       sample_victims(mq, half, mq->clean.nr_levels, freq);
+	if (!e && q->nr_elts < q->nr_levels)
+		e = sample_victims(mq, half, q->nr_levels, freq);
+	return e;
 }
 
 /*
