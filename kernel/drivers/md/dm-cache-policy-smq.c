@@ -1259,7 +1259,7 @@ static unsigned int cache_period(struct smq_policy *mq)
 	return max(from_cblock(mq->cache_size) * 2u, 4096u);
 }
 
-static void end_hotspot_period(struct smq_policy *mq, unsigned long now)
+static void end_hotspot_period(struct smq_policy *mq)
 {
 	hit_bits_clear_all(&mq->hotspot_hits);
 	update_promote_levels(mq);
@@ -1271,7 +1271,7 @@ static void end_hotspot_period(struct smq_policy *mq, unsigned long now)
 	}
 }
 
-static void end_cache_period(struct smq_policy *mq, unsigned long now)
+static void end_cache_period(struct smq_policy *mq)
 {
 	if (period_over(mq, &mq->cache_period_end, cache_period(mq))) {
 		hit_bits_clear_all(&mq->cache_hits);
@@ -1852,8 +1852,8 @@ static dm_cblock_t smq_residency(struct dm_cache_policy *p)
 static void __smq_tick(struct smq_policy *mq, unsigned long now)
 {
 	update_sentinels(mq, now);
-	end_hotspot_period(mq, now);
-	end_cache_period(mq, now);
+	end_hotspot_period(mq);
+	end_cache_period(mq);
 }
 
 static void smq_tick(struct dm_cache_policy *p, bool can_block)

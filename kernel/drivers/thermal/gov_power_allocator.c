@@ -509,14 +509,12 @@ static void power_actor_set_state(struct thermal_instance *instance, unsigned lo
  * is.  Scale its request to its least cooling state, as if its load ran
  * unthrottled.
  */
-static u32 full_speed_request(struct thermal_cooling_device *cdev, u32 req_power,
-			      u32 max_power)
+static u32 full_speed_request(struct thermal_cooling_device *cdev, unsigned long state,
+			      u32 req_power, u32 max_power)
 {
-	unsigned long state;
 	u32 cur_power;
 
-	if (cdev->ops->get_cur_state(cdev, &state) ||
-	    cdev->ops->state2power(cdev, state, &cur_power) || !cur_power ||
+	if (cdev->ops->state2power(cdev, state, &cur_power) || !cur_power ||
 	    cur_power >= max_power)
 		return req_power;
 
@@ -529,12 +527,9 @@ static u32 full_speed_request(struct thermal_cooling_device *cdev, u32 req_power
  * shared with another zone may be held deeper by that zone, and a budget
  * it cannot use then says nothing of this zone.
  */
-static bool held_by_zone(struct thermal_instance *instance)
+static bool held_by_zone(struct thermal_instance *instance, unsigned long state)
 {
-	unsigned long state;
-
-	return !instance->cdev->ops->get_cur_state(instance->cdev, &state) &&
-	       state == instance->target && state > instance->lower;
+	return state == instance->target && state > instance->lower;
 }
 
 /*
@@ -559,6 +554,7 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 	list_for_each_entry(instance, actor_list(params), trip_node) {
 		struct thermal_cooling_device *cdev = instance->cdev;
 		struct power_actor *pa = &params->power[n];
+		unsigned long state;
 		u32 weight;
 
 		if (n == params->num_actors)
@@ -571,14 +567,20 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 		    cdev->ops->state2power(cdev, instance->lower, &pa->max_power))
 			continue;
 
-		pa->full_req_power = full_speed_request(cdev, pa->req_power, pa->max_power);
+		/* a device whose state cannot be read is taken as it asks */
+		if (cdev->ops->get_cur_state(cdev, &state)) {
+			pa->full_req_power = pa->req_power;
+		} else {
+			pa->full_req_power = full_speed_request(cdev, state, pa->req_power,
+								pa->max_power);
+			*nr_held += held_by_zone(instance, state);
+		}
 		weight = params->total_weight ? instance->weight : FRAC_ONE;
 		pa->weighted_req_power = frac_to_int((u64)weight * pa->full_req_power);
 		pa->instance = instance;
 
 		*total_req += pa->req_power;
 		*demand += pa->full_req_power;
-		*nr_held += held_by_zone(instance);
 		*total_weighted_req += pa->weighted_req_power;
 		*max_allocatable += pa->max_power;
 		n++;

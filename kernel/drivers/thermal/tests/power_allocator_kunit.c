@@ -309,12 +309,12 @@ static void ipa_test_full_speed_request(struct kunit *test)
 	struct thermal_instance *a = fake_bind(test, tz, 4000, 500, 1024);
 	struct fake_actor *f = fake(a->cdev);
 
-	KUNIT_EXPECT_EQ(test, full_speed_request(a->cdev, 500, 4000), 500u);
+	KUNIT_EXPECT_EQ(test, full_speed_request(a->cdev, f->state, 500, 4000), 500u);
 	f->state = 2;	/* 1000 mW there */
-	KUNIT_EXPECT_EQ(test, full_speed_request(a->cdev, 500, 4000), 2000u);
-	KUNIT_EXPECT_EQ(test, full_speed_request(a->cdev, 1500, 4000), 4000u);
+	KUNIT_EXPECT_EQ(test, full_speed_request(a->cdev, f->state, 500, 4000), 2000u);
+	KUNIT_EXPECT_EQ(test, full_speed_request(a->cdev, f->state, 1500, 4000), 4000u);
 	f->fail = true;
-	KUNIT_EXPECT_EQ(test, full_speed_request(a->cdev, 500, 4000), 500u);
+	KUNIT_EXPECT_EQ(test, full_speed_request(a->cdev, f->state, 500, 4000), 500u);
 }
 
 /*
