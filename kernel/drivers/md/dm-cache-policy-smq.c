@@ -15,7 +15,10 @@
  *   A block is never promoted on first sight; once the cache is full,
  *   only if it was looked up more often than the clean block it would
  *   replace (more often at all if its region is hot, clearly more often
- *   otherwise).  Scans stay out; a new working set gets in.
+ *   otherwise).  Scans stay out; a new working set gets in.  How much
+ *   weight recency gets against frequency is learnt from the mistakes:
+ *   rejected candidates and demoted victims that come back soon.  The
+ *   block freed for a winner goes to that block, not to the next miss.
  *
  * - The cache proper is a pair of 64-level multiqueues, one of clean and
  *   one of dirty blocks, ordered the same way.  Demotions take the least
@@ -33,8 +36,9 @@
  * Memory: every entry is 16 bytes (indexes instead of pointers, a 32-bit
  * origin block), cache entries and hotspot entries (an eighth as many) live
  * in one array, the hash tables hold one 32-bit index per four entries,
- * hit bits are bitsets and the sketch has half a 4-bit counter per cache
- * block: about 19.8 bytes per cache block in all.
+ * hit bits are bitsets, the sketch has half a 4-bit counter per cache
+ * block and the ghost table a 16-bit tag per 16: about 19.9 bytes per
+ * cache block in all.
  */
 
 #include "dm-cache-background-tracker.h"
@@ -42,6 +46,7 @@
 #include "dm-cache-policy.h"
 #include "dm.h"
 
+#include <linux/bitops.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
 #include <linux/math64.h>
@@ -459,6 +464,7 @@ struct smq_queue {
 	struct smq_space *es;
 	unsigned int nr_elts;
 	unsigned int nr_levels;
+	u64 populated;
 	struct smq_list qs[NR_LEVELS];
 
 	unsigned int nr_top_levels;
@@ -481,11 +487,37 @@ static void q_init(struct smq_queue *q, struct smq_space *es, unsigned int nr_le
 		l_init(q->qs + level);
 }
 
+/* Record whether @level holds entries other than sentinels. */
+static void q_note_level(struct smq_queue *q, unsigned int level)
+{
+	if (q->qs[level].nr_elts)
+		q->populated |= BIT_ULL(level);
+	else
+		q->populated &= ~BIT_ULL(level);
+}
+
+static void q_note_all_levels(struct smq_queue *q)
+{
+	unsigned int level;
+
+	for (level = 0; level < q->nr_levels; level++)
+		q_note_level(q, level);
+}
+
+/* The populated levels in [@from, @to). */
+static u64 q_populated(struct smq_queue *q, unsigned int from, unsigned int to)
+{
+	if (from >= to)
+		return 0;
+	return q->populated & GENMASK_ULL(to - 1, from);
+}
+
 static void q_push(struct smq_queue *q, struct smq_entry *e)
 {
 	if (!e->sentinel)
 		q->nr_elts++;
 	l_add_tail(q->es, q->qs + e->level, e);
+	q_note_level(q, e->level);
 }
 
 static void q_push_front(struct smq_queue *q, struct smq_entry *e)
@@ -493,6 +525,7 @@ static void q_push_front(struct smq_queue *q, struct smq_entry *e)
 	if (!e->sentinel)
 		q->nr_elts++;
 	l_add_head(q->es, q->qs + e->level, e);
+	q_note_level(q, e->level);
 }
 
 static void q_push_before(struct smq_queue *q, struct smq_entry *old, struct smq_entry *e)
@@ -500,6 +533,7 @@ static void q_push_before(struct smq_queue *q, struct smq_entry *old, struct smq
 	if (!e->sentinel)
 		q->nr_elts++;
 	l_add_before(q->es, q->qs + e->level, old, e);
+	q_note_level(q, e->level);
 }
 
 static void q_del(struct smq_queue *q, struct smq_entry *e)
@@ -507,6 +541,7 @@ static void q_del(struct smq_queue *q, struct smq_entry *e)
 	l_del(q->es, q->qs + e->level, e);
 	if (!e->sentinel)
 		q->nr_elts--;
+	q_note_level(q, e->level);
 }
 
 /*
@@ -517,14 +552,12 @@ static void q_del(struct smq_queue *q, struct smq_entry *e)
 static struct smq_entry *q_peek(struct smq_queue *q, unsigned int max_level,
 				bool can_cross_sentinel)
 {
+	u64 levels = q_populated(q, 0, min(max_level, q->nr_levels));
 	unsigned int level;
 	struct smq_entry *e;
 
-	max_level = min(max_level, q->nr_levels);
-	for (level = 0; level < max_level; level++) {
-		if (!q->qs[level].nr_elts)
-			continue;
-
+	for (; levels; levels &= levels - 1) {
+		level = __ffs64(levels);
 		for (e = l_head(q->es, q->qs + level); e; e = l_next(q->es, e)) {
 			if (!e->sentinel)
 				return e;
@@ -608,7 +641,7 @@ static struct smq_entry *q_take_from_above(struct smq_queue *q, unsigned int lev
  * youngest to the level above, in their order.  Only misplaced entries
  * move.
  */
-static void q_redistribute(struct smq_queue *q)
+static void __q_redistribute(struct smq_queue *q)
 {
 	unsigned int level, target;
 	struct smq_entry *e, *moved;
@@ -638,6 +671,13 @@ static void q_redistribute(struct smq_queue *q)
 				l_add_tail(q->es, l + 1, e);
 		}
 	}
+}
+
+/* Moving entries between lists directly, it notes their levels at the end. */
+static void q_redistribute(struct smq_queue *q)
+{
+	__q_redistribute(q);
+	q_note_all_levels(q);
 }
 
 #define SWAP_SEARCH 4u
@@ -978,6 +1018,97 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
 /* Cap on queued background work; the tracker allocates it on demand. */
 #define MAX_BACKGROUND_WORK 4096u
 
+#define GHOST_RATIO 16u		/* cache blocks per ghost slot */
+#define GHOST_MIN_SLOTS 256u
+#define GHOST_VICTIM 0x8000u	/* the tag is a demoted victim's */
+#define GHOST_TAG_MASK 0x7fffu
+#define GHOST_MAX_CREDIT 64u
+#define BIAS_SHIFT 4		/* regrets per step of the bias */
+#define BIAS_MIN (-2)
+#define BIAS_MAX 8
+
+/*
+ * struct smq_ghosts - the regrets of a full cache's admission test.
+ * Whether a block seen a few times lately should replace an older one
+ * depends on the load: under a bursty or shifting one recency pays,
+ * under a stable skewed one frequency does.  A small direct-mapped table
+ * of 16-bit tags remembers demoted victims and, as many of them,
+ * candidates that lost to a victim.  One looked up again while still
+ * remembered is a decision that cost a miss: a rejected candidate says
+ * admit more eagerly, a demoted victim less (ARC's adaptation, sampled).
+ * @tags: a tag, with GHOST_VICTIM for a victim; 0 for an empty slot
+ * @bits: log2 of the number of slots
+ * @bias: added to a candidate's count before it is weighed against the
+ *	victim's, in 1/2^BIAS_SHIFT
+ * @credit: victims remembered and not yet matched by a rejection; keeps
+ *	the two kinds equally many, so that their regrets compare
+ */
+struct smq_ghosts {
+	u16 *tags;
+	unsigned int bits;
+	int bias;
+	unsigned int credit;
+};
+
+static int ghosts_init(struct smq_ghosts *g, unsigned int nr_cache)
+{
+	unsigned int nr = roundup_pow_of_two(max(nr_cache / GHOST_RATIO, GHOST_MIN_SLOTS));
+
+	g->bits = __ffs(nr);
+	g->bias = 0;
+	g->tags = vzalloc(array_size(nr, sizeof(u16)));
+	return g->tags ? 0 : -ENOMEM;
+}
+
+static void ghosts_exit(struct smq_ghosts *g)
+{
+	vfree(g->tags);
+}
+
+/* The slot and tag of @oblock; salted so as not to follow the sketch's hash. */
+static u16 *ghost_slot(struct smq_ghosts *g, u32 oblock, u16 *tag)
+{
+	u64 h = (u64)(oblock ^ 0x5bd1e995u) * GOLDEN_RATIO_64;
+
+	*tag = ((h >> 8) & GHOST_TAG_MASK) | 1u;
+	return g->tags + (h >> (64 - g->bits));
+}
+
+/* Remember a demoted victim, or a rejected candidate if a victim is owed one. */
+static void ghost_remember(struct smq_ghosts *g, u32 oblock, bool victim)
+{
+	u16 tag, *slot;
+
+	if (victim) {
+		g->credit = min(g->credit + 1u, GHOST_MAX_CREDIT);
+	} else {
+		if (!g->credit)
+			return;
+		g->credit--;
+	}
+	slot = ghost_slot(g, oblock, &tag);
+	*slot = tag | (victim ? GHOST_VICTIM : 0);
+}
+
+/* A miss on @oblock: if it is remembered, that decision was a mistake. */
+static void ghost_check(struct smq_ghosts *g, u32 oblock)
+{
+	u16 tag, *slot = ghost_slot(g, oblock, &tag);
+
+	if ((*slot & GHOST_TAG_MASK) != tag)
+		return;
+	if (*slot & GHOST_VICTIM)
+		g->bias = max(g->bias - 1, BIAS_MIN * (1 << BIAS_SHIFT));
+	else
+		g->bias = min(g->bias + 1, BIAS_MAX * (1 << BIAS_SHIFT));
+	*slot = 0;
+}
+
+static int ghost_bias(struct smq_ghosts *g)
+{
+	return g->bias >> BIAS_SHIFT;
+}
+
 /*
  * struct smq_policy - an smq, mq or cleaner policy instance.
  * @lock: protects everything below but @migrations_allowed.
@@ -993,6 +1124,8 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
  * @current_writeback_sentinels: which set of the dirty queue's sentinels
  *	moves next.
  * @current_demote_sentinels: the same for the clean queue.
+ * @no_idle_dirty: no dirty block was idle for a writeback period when
+ *	last looked for, since the writeback sentinels last moved.
  * @read_promote_level: a read miss in a hotspot block of this level or
  *	above is in a hot region: it needs to be looked up only more often
  *	than the block it replaces, not clearly more often.
@@ -1006,6 +1139,9 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
  *	cache block may have been freed and given to another since.
  * @victim_freq: the count of @victim when it was picked.
  * @victim_uses: misses @victim has been weighed against.
+ * @victim_none_at: @lookups when a pick last found no victim.
+ * @heir: the origin block that won a full cache's block, promoted as soon
+ *	as the demotion it queued frees that block; @has_heir says if any.
  * @bg_work: queued and running background work.
  * @migrations_allowed: promotions and demotions may be queued.
  * @cleaner: write back every dirty block, even when the device is busy.
@@ -1045,6 +1181,7 @@ struct smq_policy {
 	unsigned long next_writeback_period;
 
 	bool current_demote_sentinels;
+	bool no_idle_dirty;
 	unsigned long next_demote_period;
 
 	unsigned int write_promote_level;
@@ -1058,6 +1195,10 @@ struct smq_policy {
 	u32 victim_oblock;
 	unsigned int victim_freq;
 	unsigned int victim_uses;
+	unsigned int victim_none_at;
+	u32 heir;
+	bool has_heir;
+	struct smq_ghosts ghosts;
 	struct background_tracker *bg_work;
 
 	bool migrations_allowed;
@@ -1105,6 +1246,7 @@ static void update_sentinels(struct smq_policy *mq, unsigned long now)
 		mq->current_writeback_sentinels = !mq->current_writeback_sentinels;
 		requeue_sentinels(&mq->dirty, &mq->writeback_sentinel_alloc,
 				  mq->current_writeback_sentinels);
+		mq->no_idle_dirty = false;
 	}
 
 	if (time_after(now, mq->next_demote_period)) {
@@ -1323,16 +1465,28 @@ static void queue_background_work(struct smq_policy *mq, struct smq_entry *e,
  * When busy, only write back blocks not hit for a writeback period: those
  * ahead of the sentinels.
  */
+/*
+ * While busy, only dirty blocks idle for a writeback period qualify; once
+ * none does, none will until the writeback sentinels move, so the walk
+ * is not repeated on every miss until then.
+ */
 static void queue_writeback(struct smq_policy *mq, bool idle)
 {
-	struct smq_entry *e = q_peek(&mq->dirty, mq->dirty.nr_levels, idle || mq->cleaner);
+	bool any = idle || mq->cleaner;
+	struct smq_entry *e;
 
+	if (!any && mq->no_idle_dirty)
+		return;
+
+	e = q_peek(&mq->dirty, mq->dirty.nr_levels, any);
 	if (e)
 		queue_background_work(mq, e, POLICY_WRITEBACK);
+	else if (!any)
+		mq->no_idle_dirty = true;
 }
 
 #define VICTIM_SAMPLE 2u
-#define VICTIM_REUSE 8u
+#define VICTIM_REUSE 16u
 
 /*
  * The clean block to demote: of the oldest VICTIM_SAMPLE blocks of the
@@ -1345,12 +1499,12 @@ static struct smq_entry *sample_victims(struct smq_policy *mq, unsigned int from
 					unsigned int to, unsigned int *freq)
 {
 	struct smq_queue *q = &mq->clean;
+	u64 levels = q_populated(q, from, to);
 	struct smq_entry *e, *best = NULL;
 	unsigned int level, seen = 0, f, best_f = ~0u;
 
-	for (level = from; level < to && seen < VICTIM_SAMPLE; level++) {
-		if (!q->qs[level].nr_elts)
-			continue;
+	for (; levels && seen < VICTIM_SAMPLE; levels &= levels - 1) {
+		level = __ffs64(levels);
 		for (e = l_head(q->es, q->qs + level); e && seen < VICTIM_SAMPLE;
 		     e = l_next(q->es, e)) {
 			if (e->sentinel)
@@ -1379,8 +1533,10 @@ static struct smq_entry *pick_victim(struct smq_policy *mq, unsigned int *freq)
 {
 	struct smq_queue *q = &mq->clean;
 	unsigned int half = q->nr_levels / 2u;
-	struct smq_entry *e = sample_victims(mq, 0, half, freq);
+	struct smq_entry *e = NULL;
 
+	if (q_populated(q, 0, half))
+		e = sample_victims(mq, 0, half, freq);
 	if (!e && q->nr_elts < q->nr_levels)
 		e = sample_victims(mq, half, q->nr_levels, freq);
 	return e;
@@ -1389,11 +1545,17 @@ static struct smq_entry *pick_victim(struct smq_policy *mq, unsigned int *freq)
 /*
  * Picking a victim walks the queue and reads several counters, too much
  * for every miss of a full cache: the pick is kept for VICTIM_REUSE misses
- * while it is still a clean, idle, low-level block.
+ * while it is still a clean, idle, low-level block.  Finding none is kept
+ * for the rest of the lookup.
  */
 static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *freq)
 {
 	struct smq_entry *e = NULL;
+
+	if (mq->victim_none_at == mq->lookups) {
+		*freq = ~0u;
+		return NULL;
+	}
 
 	if (mq->victim != SMQ_NULL && mq->victim_uses < VICTIM_REUSE) {
 		e = get_entry(&mq->cache_alloc, mq->victim);
@@ -1409,6 +1571,8 @@ static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *fre
 	}
 
 	e = pick_victim(mq, freq);
+	if (!e)
+		mq->victim_none_at = mq->lookups;
 	mq->victim = e ? from_cblock(infer_cblock(mq, e)) : SMQ_NULL;
 	mq->victim_oblock = e ? e->oblock : 0;
 	mq->victim_freq = *freq;
@@ -1428,6 +1592,7 @@ static void demote(struct smq_policy *mq, struct smq_entry *victim)
 		return;
 	}
 
+	ghost_remember(&mq->ghosts, victim->oblock, true);
 	queue_background_work(mq, victim, POLICY_DEMOTE);
 }
 
@@ -1446,8 +1611,18 @@ static void queue_promotion(struct smq_policy *mq, dm_oblock_t oblock,
 		return;
 
 	if (allocator_empty(&mq->cache_alloc)) {
-		if (!free_target_met(mq))
-			demote(mq, victim ?: pick_victim(mq, &freq));
+		if (free_target_met(mq))
+			return;
+		victim = victim ?: current_victim(mq, &freq);
+		/*
+		 * The block freed goes to @oblock, which won it, not to
+		 * whichever block misses next.
+		 */
+		if (victim && !mq->has_heir) {
+			mq->heir = from_oblock(oblock);
+			mq->has_heir = true;
+		}
+		demote(mq, victim);
 		return;
 	}
 
@@ -1473,8 +1648,9 @@ static void queue_promotion(struct smq_policy *mq, dm_oblock_t oblock,
  * looked up clearly more often lately than the one it would replace,
  * @*victim, or more often and in a hot region of the hotspot queue.
  */
-static bool should_promote(struct smq_policy *mq, struct smq_entry *hs_e, int data_dir,
-			   bool fast_copy, unsigned int freq, struct smq_entry **victim)
+static bool should_promote(struct smq_policy *mq, dm_oblock_t oblock, struct smq_entry *hs_e,
+			   int data_dir, bool fast_copy, unsigned int freq,
+			   struct smq_entry **victim)
 {
 	bool full = allocator_empty(&mq->cache_alloc);
 	unsigned int vf;
@@ -1491,13 +1667,15 @@ static bool should_promote(struct smq_policy *mq, struct smq_entry *hs_e, int da
 	*victim = current_victim(mq, &vf);
 	if (!*victim)
 		return true;
-	if (freq <= vf)
-		return false;
+	freq = max((int)freq + ghost_bias(&mq->ghosts), 0);
 	if (freq > vf + vf / 4)
 		return true;
+	if (freq > vf && hs_e && hs_e->level >= (data_dir == WRITE ? mq->write_promote_level :
+						  mq->read_promote_level))
+		return true;
 
-	return hs_e && hs_e->level >= (data_dir == WRITE ? mq->write_promote_level :
-				       mq->read_promote_level);
+	ghost_remember(&mq->ghosts, from_oblock(oblock), false);
+	return false;
 }
 
 static u32 to_hblock(struct smq_policy *mq, dm_oblock_t b)
@@ -1558,6 +1736,7 @@ static void smq_destroy(struct dm_cache_policy *p)
 
 	btracker_destroy(mq->bg_work);
 	sketch_exit(&mq->sketch);
+	ghosts_exit(&mq->ghosts);
 	h_exit(&mq->hotspot_table);
 	h_exit(&mq->table);
 	hit_bits_exit(&mq->hotspot_hits);
@@ -1592,8 +1771,9 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 
 	/* The hotspot queue learns from misses only. */
 	stats_miss(&mq->cache_stats);
+	ghost_check(&mq->ghosts, from_oblock(oblock));
 	hs_e = update_hotspot_queue(mq, oblock);
-	if (should_promote(mq, hs_e, data_dir, fast_copy, freq, &victim)) {
+	if (should_promote(mq, oblock, hs_e, data_dir, fast_copy, freq, &victim)) {
 		queue_promotion(mq, oblock, work, victim);
 		*background_queued = true;
 	}
@@ -1661,6 +1841,22 @@ static void forget_entry(struct smq_policy *mq, struct smq_entry *e)
 }
 
 /*
+ * A demotion queued for a block that won its place has finished: queue
+ * that block's promotion into the freed cache block, unless it is cached
+ * meanwhile (a write may have promoted it) or the demotion failed.
+ */
+static void promote_heir(struct smq_policy *mq, bool success)
+{
+	dm_oblock_t oblock = to_oblock(mq->heir);
+
+	if (!mq->has_heir)
+		return;
+	mq->has_heir = false;
+	if (success && !h_lookup(&mq->table, mq->heir))
+		queue_promotion(mq, oblock, NULL, NULL);
+}
+
+/*
  * Put the entry of finished work back where it belongs: promoted blocks
  * enter at the top level, failed demotions and finished writebacks go
  * back to their level as its youngest entry.
@@ -1691,6 +1887,7 @@ static void __complete_background_work(struct smq_policy *mq, struct policy_work
 			forget_entry(mq, e);
 		else
 			q_push(cache_queue(mq, e), e);
+		promote_heir(mq, success);
 		break;
 
 	case POLICY_WRITEBACK:
@@ -2039,6 +2236,8 @@ static int smq_alloc_structures(struct smq_policy *mq)
 		goto bad_hotspot_table;
 	if (sketch_init(&mq->sketch, max(nr_cache / 2u, SKETCH_MIN_COUNTERS)))
 		goto bad_sketch;
+	if (ghosts_init(&mq->ghosts, nr_cache))
+		goto bad_ghosts;
 	mq->bg_work = btracker_create(nr_background_work(nr_cache));
 	if (!mq->bg_work)
 		goto bad_btracker;
@@ -2046,6 +2245,8 @@ static int smq_alloc_structures(struct smq_policy *mq)
 	return 0;
 
 bad_btracker:
+	ghosts_exit(&mq->ghosts);
+bad_ghosts:
 	sketch_exit(&mq->sketch);
 bad_sketch:
 	h_exit(&mq->hotspot_table);
@@ -2107,6 +2308,7 @@ static struct smq_policy *__smq_create(dm_cblock_t cache_size, sector_t origin_s
 	mq->migrations_allowed = migrations_allowed;
 	mq->cleaner = cleaner;
 	mq->victim = SMQ_NULL;
+	mq->victim_none_at = ~0u;
 
 	return mq;
 }
@@ -2126,6 +2328,7 @@ static size_t smq_memory_bytes(struct smq_policy *mq)
 	bytes += sizeof(u32) << mq->table.hash_bits;
 	bytes += sizeof(u32) << mq->hotspot_table.hash_bits;
 	bytes += sizeof(u64) << mq->sketch.word_bits;
+	bytes += sizeof(u16) << mq->ghosts.bits;
 	bytes += (size_t)nr_background_work(from_cblock(mq->cache_size)) *
 		sizeof(struct bt_work);
 

@@ -374,10 +374,11 @@ static void smq_test_should_promote(struct kunit *test)
 	mq->read_promote_level = 41;
 	mq->write_promote_level = 41;
 	/* with room: not on first sight, on the second; whole-block writes at once */
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, &hs, READ, false, 1, &victim));
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, NULL, WRITE, false, 1, &victim));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, NULL, WRITE, true, 0, &victim));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, NULL, READ, false, 2, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 1, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), NULL, WRITE, false, 1,
+						&victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, true, 0, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, READ, false, 2, &victim));
 	KUNIT_EXPECT_NULL(test, victim);
 
 	/* full: a block must be looked up more often than the one it replaces */
@@ -385,17 +386,17 @@ static void smq_test_should_promote(struct kunit *test)
 	for (i = 0; i < 16; i++)
 		for (j = 0; j < 4; j++)
 			sketch_add(&mq->sketch, i);
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, &hs, WRITE, true, 0, &victim));
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, &hs, READ, false, 4, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, WRITE, true, 0, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4, &victim));
 	KUNIT_ASSERT_NOT_NULL(test, victim);
 	KUNIT_EXPECT_LT(test, from_cblock(infer_cblock(mq, victim)), 16u);
 	/* a little more often is enough only in a hot region */
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, &hs, READ, false, 5, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 5, &victim));
 	hs.level = 41;
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, &hs, READ, false, 5, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 5, &victim));
 	hs.level = 0;
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, &hs, READ, false, 6, &victim));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, NULL, WRITE, false, 6, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 6, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, false, 6, &victim));
 }
 
 /*
@@ -403,6 +404,56 @@ static void smq_test_should_promote(struct kunit *test)
  * looked up twice, moves nothing; a block looked up again and again does
  * get in.
  */
+/*
+ * Victims that come back make admission stricter, rejected candidates
+ * that come back make it more eager; rejections are remembered only as
+ * often as victims.
+ */
+static void smq_test_ghosts(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 16, 4096, false);
+	struct smq_ghosts *g = &mq->ghosts;
+	struct smq_entry hs = { .level = 0 }, *victim;
+	unsigned int i, j;
+
+	/* no victim remembered yet: a rejection is not either */
+	ghost_remember(g, 7, false);
+	ghost_check(g, 7);
+	KUNIT_EXPECT_EQ(test, g->bias, 0);
+
+	ghost_remember(g, 8, true);
+	ghost_remember(g, 9, false);
+	ghost_check(g, 9);
+	KUNIT_EXPECT_EQ(test, g->bias, 1);
+	ghost_check(g, 9);	/* a regret counts once */
+	KUNIT_EXPECT_EQ(test, g->bias, 1);
+	ghost_check(g, 8);
+	ghost_check(g, 8);
+	KUNIT_EXPECT_EQ(test, g->bias, 0);
+
+	for (i = 0; i < 1000; i++) {
+		ghost_remember(g, 20 + i, true);
+		ghost_check(g, 20 + i);
+	}
+	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MIN);
+
+	/* enough rejected candidates coming back let a block seen as often in */
+	load_mappings(test, mq, 16, 0, false, 0);
+	for (i = 0; i < 16; i++)
+		for (j = 0; j < 4; j++)
+			sketch_add(&mq->sketch, i);
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4,
+						&victim));
+	for (i = 0; i < 1000; i++) {
+		ghost_remember(g, 2000 + i, true);
+		ghost_remember(g, 5000 + i, false);
+		ghost_check(g, 5000 + i);
+	}
+	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX);
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4,
+					       &victim));
+}
+
 static void smq_test_admission(struct kunit *test)
 {
 	struct smq_policy *mq = make_policy(test, 64, 1u << 16, false);
@@ -561,10 +612,19 @@ static void smq_test_background_work(struct kunit *test)
 	queue_promotion(mq, to_oblock(999), NULL, NULL);
 	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
 	i = from_oblock(work->oblock);
+	promoted = work->cblock;
 	smq_complete_background_work(&mq->policy, work, true);
-	KUNIT_EXPECT_EQ(test, residency(mq), 7u);
 	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, i, READ, &cblock));
 	KUNIT_EXPECT_EQ(test, btracker_nr_demotions_queued(mq->bg_work), 0u);
+
+	/* the freed block goes to the block that won it, not to the next miss */
+	KUNIT_EXPECT_EQ(test, residency(mq), 8u);
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
+	KUNIT_EXPECT_EQ(test, work->op, POLICY_PROMOTE);
+	KUNIT_EXPECT_EQ(test, from_oblock(work->oblock), 999ull);
+	KUNIT_EXPECT_EQ(test, from_cblock(work->cblock), from_cblock(promoted));
+	smq_complete_background_work(&mq->policy, work, true);
+	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 999, READ, &cblock));
 }
 
 /*
@@ -824,6 +884,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_promote_levels),
 	KUNIT_CASE(smq_test_sketch),
 	KUNIT_CASE(smq_test_should_promote),
+	KUNIT_CASE(smq_test_ghosts),
 	KUNIT_CASE(smq_test_admission),
 	KUNIT_CASE(smq_test_victims),
 	KUNIT_CASE(smq_test_hot_set_promoted),

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef HARNESS_BITOPS_H
+#define HARNESS_BITOPS_H
+
+#include_next <linux/bitops.h>
+
+/* The kernel's, which tools/include lacks. */
+static inline unsigned int __ffs64(u64 word)
+{
+	return __builtin_ctzll(word);
+}
+
+#endif
