@@ -1466,6 +1466,15 @@ static void queue_background_work(struct smq_policy *mq, struct smq_entry *e,
  * ahead of the sentinels.
  */
 /*
+ * Could a promotion into a full cache without a clean block queue a
+ * writeback (and so make one clean), busy as the device is?
+ */
+static bool writeback_possible(struct smq_policy *mq)
+{
+	return mq->dirty.nr_elts && (mq->cleaner || !mq->no_idle_dirty);
+}
+
+/*
  * While busy, only dirty blocks idle for a writeback period qualify; once
  * none does, none will until the writeback sentinels move, so the walk
  * is not repeated on every miss until then.
@@ -1666,7 +1675,7 @@ static bool should_promote(struct smq_policy *mq, dm_oblock_t oblock, struct smq
 
 	*victim = current_victim(mq, &vf);
 	if (!*victim)
-		return true;
+		return writeback_possible(mq);
 	freq = max((int)freq + ghost_bias(&mq->ghosts), 0);
 	if (freq > vf + vf / 4)
 		return true;

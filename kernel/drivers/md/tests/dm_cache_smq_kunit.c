@@ -514,6 +514,20 @@ static void smq_test_victims(struct kunit *test)
 	v->oblock = 9999;	/* as if freed and given to another block */
 	current_victim(mq, &freq);
 	KUNIT_EXPECT_EQ(test, mq->victim_uses, 0u);
+
+	/*
+	 * No clean block: a miss asks for a writeback, unless no dirty
+	 * block has been idle long enough since the sentinels last moved.
+	 */
+	mq = make_policy(test, 16, 4096, false);
+	load_mappings(test, mq, 16, 0, true, 0);
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, READ, false, 9, &v));
+	KUNIT_EXPECT_NULL(test, v);
+	mq->no_idle_dirty = true;
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(101), NULL, READ, false, 9, &v));
+	update_sentinels(mq, jiffies + 2 * WRITEBACK_PERIOD + 1);
+	KUNIT_EXPECT_FALSE(test, mq->no_idle_dirty);
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(102), NULL, READ, false, 9, &v));
 }
 
 /* A hot set that fits is promoted and then hits. */
