@@ -1462,10 +1462,6 @@ static void queue_background_work(struct smq_policy *mq, struct smq_entry *e,
 }
 
 /*
- * When busy, only write back blocks not hit for a writeback period: those
- * ahead of the sentinels.
- */
-/*
  * Could a promotion into a full cache without a clean block queue a
  * writeback (and so make one clean), busy as the device is?
  */
@@ -1475,9 +1471,10 @@ static bool writeback_possible(struct smq_policy *mq)
 }
 
 /*
- * While busy, only dirty blocks idle for a writeback period qualify; once
- * none does, none will until the writeback sentinels move, so the walk
- * is not repeated on every miss until then.
+ * While busy, only dirty blocks idle for a writeback period (those ahead
+ * of the sentinels) qualify; once none does, none will until the
+ * writeback sentinels move, so the walk is not repeated on every miss
+ * until then.
  */
 static void queue_writeback(struct smq_policy *mq, bool idle)
 {
@@ -1544,6 +1541,10 @@ static struct smq_entry *pick_victim(struct smq_policy *mq, unsigned int *freq)
 	unsigned int half = q->nr_levels / 2u;
 	struct smq_entry *e = NULL;
 
+	/*
+	 * Tested here, not only in the sampling: in a mostly dirty cache
+	 * most picks find the lower half empty (9 instructions a lookup).
+	 */
 	if (q_populated(q, 0, half))
 		e = sample_victims(mq, 0, half, freq);
 	if (!e && q->nr_elts < q->nr_levels)
