@@ -17,8 +17,12 @@ trap 'rm -rf "$tmp"' EXIT
 
 stage checkpatch "--strict on the series"
 git -C "$WORK" format-patch -q -o "$tmp/series" base..series
+# checkpatch runs scripts/spdxcheck.py with the first python3 in PATH; the
+# distribution's has python3-ply, one from pyenv or a venv may not, and
+# then the SPDX check only prints a traceback, which counts as a finding.
 for p in "$tmp"/series/*.patch; do
-	if out=$("$WORK/scripts/checkpatch.pl" --strict --quiet --no-summary "$p" 2>&1); then
+	if out=$(PATH=/usr/bin:$PATH "$WORK/scripts/checkpatch.pl" --strict --quiet --no-summary \
+		"$p" 2>&1) && ! grep -q Traceback <<<"$out"; then
 		echo "ok: $(basename "$p")"
 	else
 		echo "$out"

@@ -11,7 +11,7 @@ PKGS=(
 	xz-utils zstd gzip bzip2 python3 perl
 	dmsetup lvm2 fio thin-provisioning-tools
 	sparse clang libclang-rt-14-dev valgrind gnuplot-nox python3-sphinx
-	python3-ply
+	python3-ply python3-git
 )
 PKGS+=(${LAB_EXTRA_PKGS:-})
 
