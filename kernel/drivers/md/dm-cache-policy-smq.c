@@ -321,7 +321,7 @@ static void hit_bits_clear_all(struct smq_hit_bits *h)
  * per lookup, so that the counts follow the load.
  * @words: the counters, sixteen per word
  * @word_bits: log2 of the number of words
- * @countdown: lookups until the next halving begins
+ * @countdown: lookups until the next words are halved
  * @sweep: next word to halve, or ~0 when not halving
  */
 struct smq_sketch {
@@ -406,14 +406,26 @@ static __always_inline u64 sketch_inc_at(u64 w, const struct sketch_slot *slot,
 	return (u64)(sketch_count(w, slot, i) == est) << slot->shift[i];
 }
 
+/*
+ * Halve the next few words, starting a sweep if none is running.  One
+ * countdown serves both: it is 1 while sweeping, so that the common path
+ * tests a single counter, and the rest of the period once the sweep ends.
+ */
 static void sketch_halve_some(struct smq_sketch *s)
 {
 	unsigned int i, nr_words = 1u << s->word_bits;
 
+	if (s->sweep == ~0u)
+		s->sweep = 0;
 	for (i = 0; i < SKETCH_SWEEP && s->sweep < nr_words; i++, s->sweep++)
 		s->words[s->sweep] = (s->words[s->sweep] >> 1) & 0x7777777777777777ULL;
-	if (s->sweep >= nr_words)
-		s->sweep = ~0u;
+	if (s->sweep < nr_words) {
+		s->countdown = 1;
+		return;
+	}
+	/* periods count from the start of a sweep, which took this long */
+	s->sweep = ~0u;
+	s->countdown = sketch_period(s) - (nr_words / SKETCH_SWEEP - 1u);
 }
 
 /*
@@ -427,11 +439,7 @@ static unsigned int sketch_add(struct smq_sketch *s, u32 oblock)
 	unsigned int est;
 	u64 w;
 
-	if (unlikely(!--s->countdown)) {
-		s->countdown = sketch_period(s);
-		s->sweep = 0;
-	}
-	if (unlikely(s->sweep != ~0u))
+	if (unlikely(!--s->countdown))
 		sketch_halve_some(s);
 
 	sketch_locate(s, oblock, &slot);
@@ -1558,6 +1566,11 @@ static struct smq_entry *pick_victim(struct smq_policy *mq, unsigned int *freq)
  * while it is still a clean, idle, low-level block.  Finding none is kept
  * for the rest of the lookup.
  */
+static bool victim_kept(struct smq_policy *mq)
+{
+	return mq->victim != SMQ_NULL && mq->victim_uses < VICTIM_REUSE;
+}
+
 static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *freq)
 {
 	struct smq_entry *e = NULL;
@@ -1567,7 +1580,7 @@ static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *fre
 		return NULL;
 	}
 
-	if (mq->victim != SMQ_NULL && mq->victim_uses < VICTIM_REUSE) {
+	if (victim_kept(mq)) {
 		e = get_entry(&mq->cache_alloc, mq->victim);
 		if (!e->allocated || e->oblock != mq->victim_oblock || e->dirty ||
 		    e->pending_work || e->level >= mq->clean.nr_levels / 2u)
@@ -1602,6 +1615,8 @@ static void demote(struct smq_policy *mq, struct smq_entry *victim)
 		return;
 	}
 
+	if (from_cblock(infer_cblock(mq, victim)) == mq->victim)
+		mq->victim = SMQ_NULL;
 	ghost_remember(&mq->ghosts, victim->oblock, true);
 	queue_background_work(mq, victim, POLICY_DEMOTE);
 }
@@ -1658,6 +1673,20 @@ static void queue_promotion(struct smq_policy *mq, dm_oblock_t oblock,
  * looked up clearly more often lately than the one it would replace,
  * @*victim, or more often and in a hot region of the hotspot queue.
  */
+/*
+ * Is a candidate counted @freq worth more than a victim counted @vf?
+ * Clearly more often looked up, or more often and in a hot region.
+ */
+static bool beats_victim(struct smq_policy *mq, unsigned int freq, unsigned int vf,
+			 struct smq_entry *hs_e, int data_dir)
+{
+	if (freq > vf + vf / 4)
+		return true;
+
+	return freq > vf && hs_e && hs_e->level >= (data_dir == WRITE ? mq->write_promote_level :
+						    mq->read_promote_level);
+}
+
 static bool should_promote(struct smq_policy *mq, dm_oblock_t oblock, struct smq_entry *hs_e,
 			   int data_dir, bool fast_copy, unsigned int freq,
 			   struct smq_entry **victim)
@@ -1674,16 +1703,24 @@ static bool should_promote(struct smq_policy *mq, dm_oblock_t oblock, struct smq
 	if (!full)
 		return true;
 
+	freq = max((int)freq + ghost_bias(&mq->ghosts), 0);
+	/*
+	 * Most misses of a full cache lose to the victim kept from an earlier
+	 * one; losing needs only its count, not a look at the block (a hit or
+	 * a demotion, what mostly changes it, drops the pick anyway).
+	 */
+	if (victim_kept(mq) &&
+	    !beats_victim(mq, freq, mq->victim_freq, hs_e, data_dir)) {
+		mq->victim_uses++;
+		goto refuse;
+	}
+
 	*victim = current_victim(mq, &vf);
 	if (!*victim)
 		return writeback_possible(mq);
-	freq = max((int)freq + ghost_bias(&mq->ghosts), 0);
-	if (freq > vf + vf / 4)
+	if (beats_victim(mq, freq, vf, hs_e, data_dir))
 		return true;
-	if (freq > vf && hs_e && hs_e->level >= (data_dir == WRITE ? mq->write_promote_level :
-						  mq->read_promote_level))
-		return true;
-
+refuse:
 	ghost_remember(&mq->ghosts, from_oblock(oblock), false);
 	return false;
 }

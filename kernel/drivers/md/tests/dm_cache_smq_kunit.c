@@ -390,10 +390,18 @@ static void smq_test_should_promote(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4, &victim));
 	KUNIT_ASSERT_NOT_NULL(test, victim);
 	KUNIT_EXPECT_LT(test, from_cblock(infer_cblock(mq, victim)), 16u);
-	/* a little more often is enough only in a hot region */
+	/*
+	 * A little more often is enough only in a hot region.  Losing to the
+	 * victim kept from the last miss uses it up a little; a demotion drops it.
+	 */
 	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 5, &victim));
+	KUNIT_EXPECT_EQ(test, mq->victim_uses, 1u);
 	hs.level = 41;
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 5, &victim));
+	KUNIT_ASSERT_NOT_NULL(test, victim);
+	KUNIT_EXPECT_EQ(test, mq->victim, from_cblock(infer_cblock(mq, victim)));
+	demote(mq, victim);
+	KUNIT_EXPECT_EQ(test, mq->victim, SMQ_NULL);
 	hs.level = 0;
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 6, &victim));
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, false, 6, &victim));
