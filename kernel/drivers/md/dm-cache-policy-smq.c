@@ -415,6 +415,8 @@ static void sketch_halve_some(struct smq_sketch *s)
 {
 	unsigned int i, nr_words = 1u << s->word_bits;
 
+	/* a sweep ends on a lookup's last word: nr_words is a power of two >= 16 */
+	BUILD_BUG_ON(16u % SKETCH_SWEEP);
 	if (s->sweep == ~0u)
 		s->sweep = 0;
 	for (i = 0; i < SKETCH_SWEEP && s->sweep < nr_words; i++, s->sweep++)
@@ -423,7 +425,7 @@ static void sketch_halve_some(struct smq_sketch *s)
 		s->countdown = 1;
 		return;
 	}
-	/* periods count from the start of a sweep, which took this long */
+	/* the next sweep starts a period after this one began, this many lookups ago */
 	s->sweep = ~0u;
 	s->countdown = sketch_period(s) - (nr_words / SKETCH_SWEEP - 1u);
 }
@@ -1560,17 +1562,25 @@ static struct smq_entry *pick_victim(struct smq_policy *mq, unsigned int *freq)
 	return e;
 }
 
+/* A pick to weigh the next miss against, not yet used up. */
+static bool victim_kept(struct smq_policy *mq)
+{
+	return mq->victim != SMQ_NULL && mq->victim_uses < VICTIM_REUSE;
+}
+
+/* @e's count or state is about to change: it is no longer the pick. */
+static void drop_victim(struct smq_policy *mq, struct smq_entry *e)
+{
+	if (from_cblock(infer_cblock(mq, e)) == mq->victim)
+		mq->victim = SMQ_NULL;
+}
+
 /*
  * Picking a victim walks the queue and reads several counters, too much
  * for every miss of a full cache: the pick is kept for VICTIM_REUSE misses
  * while it is still a clean, idle, low-level block.  Finding none is kept
  * for the rest of the lookup.
  */
-static bool victim_kept(struct smq_policy *mq)
-{
-	return mq->victim != SMQ_NULL && mq->victim_uses < VICTIM_REUSE;
-}
-
 static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *freq)
 {
 	struct smq_entry *e = NULL;
@@ -1615,8 +1625,7 @@ static void demote(struct smq_policy *mq, struct smq_entry *victim)
 		return;
 	}
 
-	if (from_cblock(infer_cblock(mq, victim)) == mq->victim)
-		mq->victim = SMQ_NULL;
+	drop_victim(mq, victim);
 	ghost_remember(&mq->ghosts, victim->oblock, true);
 	queue_background_work(mq, victim, POLICY_DEMOTE);
 }
@@ -1666,19 +1675,11 @@ static void queue_promotion(struct smq_policy *mq, dm_oblock_t oblock,
 /*----------------------------------------------------------------*/
 
 /*
- * Promote a missed block?  A write covering a whole block costs no read
- * from the origin, so while the cache has room it is promoted at once.
- * Others never on first sight: scans and one-off reads stay out.  While
- * the cache has room, on the second lookup; once it is full, only a block
- * looked up clearly more often lately than the one it would replace,
- * @*victim, or more often and in a hot region of the hotspot queue.
- */
-/*
  * Is a candidate counted @freq worth more than a victim counted @vf?
  * Clearly more often looked up, or more often and in a hot region.
  */
-static bool beats_victim(struct smq_policy *mq, unsigned int freq, unsigned int vf,
-			 struct smq_entry *hs_e, int data_dir)
+static bool beats_victim(const struct smq_policy *mq, unsigned int freq, unsigned int vf,
+			 const struct smq_entry *hs_e, int data_dir)
 {
 	if (freq > vf + vf / 4)
 		return true;
@@ -1687,6 +1688,14 @@ static bool beats_victim(struct smq_policy *mq, unsigned int freq, unsigned int 
 						    mq->read_promote_level);
 }
 
+/*
+ * Promote a missed block?  A write covering a whole block costs no read
+ * from the origin, so while the cache has room it is promoted at once.
+ * Others never on first sight: scans and one-off reads stay out.  While
+ * the cache has room, on the second lookup; once it is full, only a block
+ * looked up clearly more often lately than the one it would replace,
+ * @*victim, or more often and in a hot region of the hotspot queue.
+ */
 static bool should_promote(struct smq_policy *mq, dm_oblock_t oblock, struct smq_entry *hs_e,
 			   int data_dir, bool fast_copy, unsigned int freq,
 			   struct smq_entry **victim)
@@ -1706,8 +1715,9 @@ static bool should_promote(struct smq_policy *mq, dm_oblock_t oblock, struct smq
 	freq = max((int)freq + ghost_bias(&mq->ghosts), 0);
 	/*
 	 * Most misses of a full cache lose to the victim kept from an earlier
-	 * one; losing needs only its count, not a look at the block (a hit or
-	 * a demotion, what mostly changes it, drops the pick anyway).
+	 * one, and losing needs only its count.  The block may have changed
+	 * since (a hit or its demotion drop the pick; an invalidation or a
+	 * redistribution do not): a refusal is still safe, a win looks again.
 	 */
 	if (victim_kept(mq) &&
 	    !beats_victim(mq, freq, mq->victim_freq, hs_e, data_dir)) {
@@ -1809,10 +1819,8 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 	if (e) {
 		stats_level_accessed(&mq->cache_stats, e->level);
 		requeue(mq, e);
+		drop_victim(mq, e);
 		*cblock = infer_cblock(mq, e);
-		/* its count just changed */
-		if (from_cblock(*cblock) == mq->victim)
-			mq->victim = SMQ_NULL;
 		return 0;
 	}
 

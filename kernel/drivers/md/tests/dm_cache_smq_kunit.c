@@ -368,7 +368,7 @@ static void smq_test_sketch(struct kunit *test)
 static void smq_test_should_promote(struct kunit *test)
 {
 	struct smq_policy *mq = make_policy(test, 16, 4096, false);
-	struct smq_entry hs = { .level = 0 }, *victim;
+	struct smq_entry hs = { .level = 0 }, *victim, *stale;
 	unsigned int i, j;
 
 	mq->read_promote_level = 41;
@@ -405,6 +405,23 @@ static void smq_test_should_promote(struct kunit *test)
 	hs.level = 0;
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 6, &victim));
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, false, 6, &victim));
+
+	/*
+	 * A kept victim that changed behind the pick's back (moved to the top
+	 * level, as a redistribution may) still refuses, by its count alone,
+	 * and stays the pick; a win looks again and gets a low-level block.
+	 */
+	KUNIT_ASSERT_NOT_NULL(test, victim);
+	stale = victim;
+	q_del(&mq->clean, stale);
+	stale->level = NR_LEVELS - 1;
+	q_push(&mq->clean, stale);
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4, &victim));
+	KUNIT_EXPECT_EQ(test, mq->victim, from_cblock(infer_cblock(mq, stale)));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 9, &victim));
+	KUNIT_ASSERT_NOT_NULL(test, victim);
+	KUNIT_EXPECT_PTR_NE(test, victim, stale);
+	KUNIT_EXPECT_LT(test, (unsigned int)victim->level, NR_LEVELS / 2);
 }
 
 /*
