@@ -10,9 +10,11 @@ For every scenario and governor this prints
 
     RESULT ipa.<scenario>.<governor>.<metric> <value>
 
-for overshoot_c, time_above_s, settle_s, steady_error_c, ripple_c and
-work_pct_of_optimum (and settle_ratio_vs_right_sp for sp_high and sp_low),
-and writes OUT_DIR/thermal.md and one PNG per scenario.
+for overshoot_c, time_above_s, settle_s, steady_error_c, ripple_c,
+work_pct_of_optimum and split_pct_of_best (the work of the last quarter
+against the best split of the power drawn then, as the optimum would spend
+it), settle_ratio_vs_right_sp for sp_high and sp_low, and writes
+OUT_DIR/thermal.md and one PNG per scenario.
 
 The optimum is the work of an ideal controller on the same model, loads and
 ambient: every actor at its fastest OPP until the die reaches the desired
@@ -30,7 +32,7 @@ import sys
 SCENARIOS = ['step', 'burst', 'compete', 'ambient', 'sp_high', 'sp_low', 'coarse']
 GOVERNORS = ['ours', 'tree', 'step_wise']
 METRICS = ['overshoot_c', 'time_above_s', 'settle_s', 'steady_error_c', 'ripple_c',
-           'work_pct_of_optimum']
+           'work_pct_of_optimum', 'split_pct_of_best']
 
 
 def read_platform(path):
@@ -147,7 +149,18 @@ class Optimum:
         return work
 
 
-def metrics(run, desired, period_s, optimum_work):
+def split_pct(run, optimum, start):
+    """Work from update @start on, against the best split of the power drawn.
+
+    Tells a budget spent badly from a budget set badly: the optimum's work
+    is the product of both.
+    """
+    best = sum(optimum.perf(loads, power)
+               for loads, power in zip(run['loads'][start:], run['power'][start:]))
+    return 100 * sum(run['perf'][start:]) / best if best else 0.0
+
+
+def metrics(run, desired, period_s, optimum_work, optimum):
     temps = run['die']
     n = len(temps)
     last = temps[3 * n // 4:]
@@ -163,6 +176,7 @@ def metrics(run, desired, period_s, optimum_work):
         'steady_error_c': sum(t - desired for t in last) / len(last),
         'ripple_c': (max(last) - min(last)) / 2,
         'work_pct_of_optimum': 100 * work / optimum_work if optimum_work else 0.0,
+        'split_pct_of_best': split_pct(run, optimum, 3 * n // 4),
     }
 
 
@@ -214,9 +228,10 @@ def main():
         plat = read_platform(files[(scenario, gov0)][:-4] + '.platform')
         desired = plat['desired'] / 1000
         period_s = plat['period_ms'] / 1000
-        opt = Optimum(plat).work(runs[gov0], desired)
+        optimum = Optimum(plat)
+        opt = optimum.work(runs[gov0], desired)
         for gov, run in runs.items():
-            m = metrics(run, desired, period_s, opt)
+            m = metrics(run, desired, period_s, opt, optimum)
             settle[(scenario, gov)] = m['settle_s']
             table.append('| %s | %s | ' % (scenario, gov) +
                          ' | '.join('%.2f' % m[k] for k in METRICS) + ' |')
