@@ -1066,6 +1066,7 @@ static int ghosts_init(struct smq_ghosts *g, unsigned int nr_cache)
 
 	g->bits = __ffs(nr);
 	g->bias = 0;
+	g->credit = 0;
 	g->tags = vzalloc(array_size(nr, sizeof(u16)));
 	return g->tags ? 0 : -ENOMEM;
 }
@@ -1568,10 +1569,10 @@ static bool victim_kept(struct smq_policy *mq)
 	return mq->victim != SMQ_NULL && mq->victim_uses < VICTIM_REUSE;
 }
 
-/* @e's count or state is about to change: it is no longer the pick. */
-static void drop_victim(struct smq_policy *mq, struct smq_entry *e)
+/* @cblock's count or state is about to change: it is no longer the pick. */
+static void drop_victim(struct smq_policy *mq, dm_cblock_t cblock)
 {
-	if (from_cblock(infer_cblock(mq, e)) == mq->victim)
+	if (from_cblock(cblock) == mq->victim)
 		mq->victim = SMQ_NULL;
 }
 
@@ -1625,7 +1626,7 @@ static void demote(struct smq_policy *mq, struct smq_entry *victim)
 		return;
 	}
 
-	drop_victim(mq, victim);
+	drop_victim(mq, infer_cblock(mq, victim));
 	ghost_remember(&mq->ghosts, victim->oblock, true);
 	queue_background_work(mq, victim, POLICY_DEMOTE);
 }
@@ -1819,8 +1820,8 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 	if (e) {
 		stats_level_accessed(&mq->cache_stats, e->level);
 		requeue(mq, e);
-		drop_victim(mq, e);
 		*cblock = infer_cblock(mq, e);
+		drop_victim(mq, *cblock);
 		return 0;
 	}
 
@@ -1902,13 +1903,11 @@ static void forget_entry(struct smq_policy *mq, struct smq_entry *e)
  */
 static void promote_heir(struct smq_policy *mq, bool success)
 {
-	dm_oblock_t oblock = to_oblock(mq->heir);
-
 	if (!mq->has_heir)
 		return;
 	mq->has_heir = false;
 	if (success && !h_lookup(&mq->table, mq->heir))
-		queue_promotion(mq, oblock, NULL, NULL);
+		queue_promotion(mq, to_oblock(mq->heir), NULL, NULL);
 }
 
 /*
