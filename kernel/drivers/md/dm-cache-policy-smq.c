@@ -1678,11 +1678,15 @@ static void queue_promotion(struct smq_policy *mq, dm_oblock_t oblock,
 /*
  * Is a candidate counted @freq worth more than a victim counted @vf?
  * Clearly more often looked up, or more often and in a hot region.
+ * "Clearly" rounds up: counts are small, a quarter of them would often
+ * round to nothing, and then one step of the ghosts' bias would let a
+ * tie win.  Under a loop every block is counted the same, and each such
+ * swap costs a copy and evicts a block about to be hit.
  */
 static bool beats_victim(const struct smq_policy *mq, unsigned int freq, unsigned int vf,
 			 const struct smq_entry *hs_e, int data_dir)
 {
-	if (freq > vf + vf / 4)
+	if (freq > vf + DIV_ROUND_UP(vf, 4))
 		return true;
 
 	return freq > vf && hs_e && hs_e->level >= (data_dir == WRITE ? mq->write_promote_level :

@@ -381,6 +381,19 @@ static void smq_test_should_promote(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, READ, false, 2, &victim));
 	KUNIT_EXPECT_NULL(test, victim);
 
+	/*
+	 * "Clearly more often" rounds up: a tie plus one step of bias does
+	 * not win, not even against a victim counted too little for a quarter
+	 * of its count to be a whole lookup; in a hot region it does.
+	 */
+	KUNIT_EXPECT_FALSE(test, beats_victim(mq, 2 + 1, 2, NULL, READ));
+	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 2 + 2, 2, NULL, READ));
+	KUNIT_EXPECT_FALSE(test, beats_victim(mq, 5 + 2, 5, &hs, READ));
+	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 5 + 3, 5, &hs, READ));
+	hs.level = 41;
+	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 2 + 1, 2, &hs, READ));
+	hs.level = 0;
+
 	/* full: a block must be looked up more often than the one it replaces */
 	load_mappings(test, mq, 16, 0, false, 0);
 	for (i = 0; i < 16; i++)
