@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# lab-needs: 3
+# lab-needs: 4
 # The guest we test in: CPUs, ramdisks, device-mapper targets, governors.
 . /tests/lib.sh
 plan 7

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# lab-needs: 5
+# lab-needs: 6
 # The power allocator's tunables on the emulated SoC: defaults, writes,
 # bad writes refused with the value unchanged, and gains a user set
 # surviving a new sustainable power.

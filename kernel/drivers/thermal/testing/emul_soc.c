@@ -244,6 +244,18 @@ static int emul_state2power(struct thermal_cooling_device *cdev, unsigned long s
 	return READ_ONCE(a->fail) ? -EIO : 0;
 }
 
+/* The performance of all cores at full load at @state: MHz times cores. */
+static int emul_state2perf(struct thermal_cooling_device *cdev, unsigned long state,
+			   u32 *perf)
+{
+	struct emul_actor *a = cdev_actor(cdev);
+
+	if (state >= a->nr_opps)
+		return -EINVAL;
+	*perf = state_opp(a, state)->mhz * a->nr_cores;
+	return READ_ONCE(a->fail) ? -EIO : 0;
+}
+
 /*
  * As cpufreq_cooling: the budget is normalised by the load, and the
  * fastest OPP whose full-load power fits it is chosen.
@@ -277,6 +289,7 @@ static const struct thermal_cooling_device_ops emul_cdev_ops = {
 	.get_requested_power = emul_get_requested_power,
 	.state2power = emul_state2power,
 	.power2state = emul_power2state,
+	.state2perf = emul_state2perf,
 };
 
 /*----------------------------------------------------------------*/
