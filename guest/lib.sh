@@ -202,11 +202,12 @@ emul_stats() {
 		END { if (n) printf "%d %d %d\n", s / n, min, max }' $EMUL/record
 }
 
-# emul_grant_share <actor column prefix> <from>: that actor's share (%) of
-# all power granted over the record from an update on.
-emul_grant_share() {
+# emul_power_share <actor column prefix> <from>: that actor's share (%) of
+# all power drawn over the record from an update on.  (Not of grants: a
+# governor that picks states itself passes none to power2state.)
+emul_power_share() {
 	awk -F, -v a="$1" -v from="$2" 'NR == 1 { for (i = 1; i <= NF; i++) {
-			if ($i ~ /_grant$/) g[i] = 1; if ($i == a "_grant") col = i } next }
-		$1 >= from { for (i in g) if ($i > 0) all += $i; if ($col > 0) mine += $col }
+			if ($i ~ /_power$/) g[i] = 1; if ($i == a "_power") col = i } next }
+		$1 >= from { for (i in g) all += $i; mine += $col }
 		END { if (all) printf "%d\n", 100 * mine / all; else print 0 }' $EMUL/record
 }

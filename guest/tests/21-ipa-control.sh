@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# lab-needs: 5
+# lab-needs: 6
 # The power allocator controlling the emulated SoC: a step load from cool
 # settles at the desired temperature; weights bias the split; an actor
 # can leave and come back mid-run; step_wise and power_allocator swap;
@@ -16,11 +16,11 @@ diag "last quarter: mean $1 m°C, min $2, max $3"
 ok "steady within 1 °C of the desired 75 °C" test "$1" -ge 74000 -a "$1" -le 76000
 
 # weights: the big cluster's share of the budget grows with its weight
-g1=$(emul_grant_share emul-big 5000)
+g1=$(emul_power_share emul-big 5000)
 echo 4096 >"$(emul_cdev_attr emul-big _weight)"
 emul_run 1000
-g2=$(emul_grant_share emul-big 6500)
-diag "big cluster's share of grants: $g1% at weight 1024, $g2% at 4096"
+g2=$(emul_power_share emul-big 6500)
+diag "big cluster's share of the power drawn: $g1% at weight 1024, $g2% at 4096"
 ok "a heavier big cluster gets a larger share" test "$g2" -gt "$g1"
 
 # an actor leaves and returns while the zone is throttled

@@ -96,6 +96,9 @@ static s64 gain(s32 k)
  * @extra_actor_power: how much more it could take
  * @state: the cooling state it is given, if @has_state
  * @state_power: the power it draws at @state
+ * @perf: the performance it delivers at @state, when splitting by
+ *	efficiency
+ * @weight: its weight, FRAC_ONE for every actor if none is set
  * @has_state: its power operations gave a state for its grant
  */
 struct power_actor {
@@ -108,6 +111,8 @@ struct power_actor {
 	u32 extra_actor_power;
 	unsigned long state;
 	u32 state_power;
+	u32 perf;
+	u32 weight;
 	bool has_state;
 };
 
@@ -492,6 +497,145 @@ static void spend_leftover(struct power_actor *power, unsigned int n, u32 budget
 	}
 }
 
+/*
+ * The power @pa would draw and the performance it would deliver at
+ * @state, both at its present load.
+ */
+static int state_cost(struct power_actor *pa, unsigned long state, u32 *power, u32 *perf)
+{
+	struct thermal_cooling_device *cdev = pa->instance->cdev;
+
+	if (cdev->ops->state2power(cdev, state, power) ||
+	    cdev->ops->state2perf(cdev, state, perf))
+		return -EINVAL;
+	*power = at_load(pa, *power);
+	*perf = at_load(pa, *perf);
+	return 0;
+}
+
+/*
+ * @pa's best step up within @room: to the state that adds the most
+ * weighted performance per mW.  A step that costs nothing is best of all.
+ * Returns the step's worth (0: none), its state in @state.
+ */
+static u64 best_step(struct power_actor *pa, u32 room, unsigned long *state,
+		     u32 *power, u32 *perf)
+{
+	u64 worth, best = 0;
+	unsigned long s;
+	u32 p, f;
+
+	for (s = pa->state; s-- > pa->instance->lower;) {
+		if (state_cost(pa, s, &p, &f))
+			return 0;
+		if (f <= pa->perf || (p > pa->state_power && p - pa->state_power > room))
+			continue;
+		if (p <= pa->state_power)
+			worth = U64_MAX;
+		else
+			worth = div_u64((u64)(f - pa->perf) * pa->weight, p - pa->state_power) + 1;
+		if (worth > best) {
+			best = worth;
+			*state = s;
+			*power = p;
+			*perf = f;
+		}
+	}
+	return best;
+}
+
+/**
+ * struct power_step - a step up of one actor, while splitting by efficiency
+ * @actor: its index
+ * @state: the state it steps to
+ * @power: the power it draws there
+ * @perf: the performance it delivers there
+ * @cost: @power less what it draws now, 0 if not more
+ * @worth: weighted performance gained per mW; 0: no step
+ */
+struct power_step {
+	unsigned int actor;
+	unsigned long state;
+	u32 power, perf, cost;
+	u64 worth;
+};
+
+/* The best step up of any of the @n actors that costs at most @room. */
+static void best_of_steps(struct power_actor *power, unsigned int n, u32 room,
+			  struct power_step *best)
+{
+	unsigned long s;
+	unsigned int i;
+	u32 p, f;
+	u64 worth;
+
+	best->worth = 0;
+	for (i = 0; i < n; i++) {
+		worth = best_step(&power[i], room, &s, &p, &f);
+		if (worth <= best->worth)
+			continue;
+		best->actor = i;
+		best->state = s;
+		best->power = p;
+		best->perf = f;
+		best->cost = p > power[i].state_power ? p - power[i].state_power : 0;
+		best->worth = worth;
+	}
+}
+
+/*
+ * With the performance of every actor's states known, split @budget
+ * where it buys the most: every actor from its deepest state, then the
+ * best step up, over and over, while it fits.  Between the combinations
+ * on either side of the budget it settles at, the controller alternates,
+ * which spends that budget along the most efficient line.  So when the
+ * best step does not fit, it is waited for, unless a step that fits is
+ * worth two thirds as much (filling the room costs little) or the best
+ * would cost over half the budget (alternating across it would swing the
+ * temperature).  False if an actor cannot tell: the split by demand then
+ * sets every state.
+ */
+static bool split_by_efficiency(struct power_actor *power, unsigned int n, u32 budget)
+{
+	struct power_step want, fits;
+	unsigned int i;
+	u32 spent = 0;
+
+	for (i = 0; i < n; i++) {
+		struct power_actor *pa = &power[i];
+
+		if (!pa->instance->cdev->ops->state2perf)
+			return false;
+		pa->state = pa->instance->upper;
+		if (state_cost(pa, pa->state, &pa->state_power, &pa->perf))
+			return false;
+		pa->has_state = true;
+		spent += pa->state_power;
+	}
+
+	for (;;) {
+		u32 room = budget > spent ? budget - spent : 0;
+
+		best_of_steps(power, n, U32_MAX, &want);
+		if (!want.worth)
+			break;
+		if (want.cost > room) {
+			best_of_steps(power, n, room, &fits);
+			if (!fits.worth)
+				break;
+			if (want.cost <= budget / 2 && want.worth / 3 >= fits.worth / 2)
+				break;
+			want = fits;
+		}
+		spent = spent - power[want.actor].state_power + want.power;
+		power[want.actor].state = want.state;
+		power[want.actor].state_power = want.power;
+		power[want.actor].perf = want.perf;
+	}
+
+	return true;
+}
+
 static void power_actor_set_state(struct thermal_instance *instance, unsigned long state)
 {
 	struct thermal_cooling_device *cdev = instance->cdev;
@@ -576,6 +720,7 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 			*nr_held += held_by_zone(instance, state);
 		}
 		weight = params->total_weight ? instance->weight : FRAC_ONE;
+		pa->weight = weight;
 		pa->weighted_req_power = frac_to_int((u64)weight * pa->full_req_power);
 		pa->instance = instance;
 
@@ -621,12 +766,14 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 	if (!n)
 		return;
 
-	divvy_up_power(params->power, n, total_weighted_req, t.output);
-	for (i = 0; i < n; i++)
-		grant_to_state(&params->power[i]);
-	/* above the desired temperature, the deeper states act at once */
-	if (t.err >= 0)
-		spend_leftover(params->power, n, t.output);
+	if (!split_by_efficiency(params->power, n, t.output)) {
+		divvy_up_power(params->power, n, total_weighted_req, t.output);
+		for (i = 0; i < n; i++)
+			grant_to_state(&params->power[i]);
+		/* above the desired temperature, the deeper states act at once */
+		if (t.err >= 0)
+			spend_leftover(params->power, n, t.output);
+	}
 
 	for (i = 0; i < n; i++) {
 		struct power_actor *pa = &params->power[i];

@@ -15,12 +15,16 @@
  * @req: power it requests
  * @fail: its power operations fail
  * @state: its cooling state
+ * @powers: if set, the power of each state instead
+ * @perfs: the performance of each state, for fake_perf_ops
  */
 struct fake_actor {
 	u32 max_power;
 	u32 req;
 	bool fail;
 	unsigned long state;
+	const u32 *powers;
+	const u32 *perfs;
 };
 
 #define FAKE_MAX_STATE 4
@@ -56,7 +60,20 @@ static int fake_get_requested_power(struct thermal_cooling_device *cdev, u32 *po
 
 static int fake_state2power(struct thermal_cooling_device *cdev, unsigned long state, u32 *power)
 {
-	*power = fake(cdev)->max_power >> state;
+	if (state > FAKE_MAX_STATE)
+		return -EINVAL;
+	if (fake(cdev)->powers)
+		*power = fake(cdev)->powers[state];
+	else
+		*power = fake(cdev)->max_power >> state;
+	return fake(cdev)->fail ? -EIO : 0;
+}
+
+static int fake_state2perf(struct thermal_cooling_device *cdev, unsigned long state, u32 *perf)
+{
+	if (state > FAKE_MAX_STATE)
+		return -EINVAL;
+	*perf = fake(cdev)->perfs[state];
 	return fake(cdev)->fail ? -EIO : 0;
 }
 
@@ -77,6 +94,17 @@ static const struct thermal_cooling_device_ops fake_ops = {
 	.get_requested_power = fake_get_requested_power,
 	.state2power = fake_state2power,
 	.power2state = fake_power2state,
+};
+
+/* The same devices, telling the performance of their states too. */
+static const struct thermal_cooling_device_ops fake_perf_ops = {
+	.get_max_state = fake_get_max_state,
+	.get_cur_state = fake_get_cur_state,
+	.set_cur_state = fake_set_cur_state,
+	.get_requested_power = fake_get_requested_power,
+	.state2power = fake_state2power,
+	.power2state = fake_power2state,
+	.state2perf = fake_state2perf,
 };
 
 /* Two passive trips, 65 and 75 °C, polled every 100 ms when passive. */
@@ -444,6 +472,91 @@ static void ipa_test_divvy(struct kunit *test)
 }
 
 /* Weights bias the split; all-zero weights count as equal. */
+/* An actor at full load with the given tables, for split_by_efficiency(). */
+static void fake_perf_actor(struct kunit *test, struct thermal_zone_device *tz,
+			    struct power_actor *pa, const u32 *powers, const u32 *perfs,
+			    u32 weight)
+{
+	struct fake_actor *a;
+
+	pa->instance = fake_bind(test, tz, powers[0], powers[0], weight);
+	pa->instance->cdev->ops = &fake_perf_ops;
+	a = fake(pa->instance->cdev);
+	a->powers = powers;
+	a->perfs = perfs;
+	pa->max_power = powers[0];
+	pa->full_req_power = powers[0];
+	pa->weight = weight;
+}
+
+/* A: performance per mW from 4.0 (deepest step) down to 1.0 (last) */
+static const u32 eff_powers[] = { 1000, 600, 300, 150, 100 };
+static const u32 eff_perfs[] = { 2000, 1600, 1100, 700, 500 };
+/* B: from 0.9 down to 0.125; flat: its first step only 0.4 */
+static const u32 ineff_powers[] = { 2000, 1200, 600, 300, 200 };
+static const u32 ineff_perfs[] = { 1000, 880, 690, 490, 400 };
+static const u32 flat_perfs[] = { 1000, 900, 700, 500, 460 };
+
+/*
+ * Knowing what each state delivers, the budget goes where it buys the
+ * most.  A better step that does not fit yet is waited for, unless one
+ * that fits is nearly as good; weights scale what a step is worth.
+ */
+static void ipa_test_split_by_efficiency(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 2000);
+	struct power_actor pa[2] = {};
+
+	fake_perf_actor(test, tz, &pa[0], eff_powers, eff_perfs, 1024);
+	fake_perf_actor(test, tz, &pa[1], ineff_powers, ineff_perfs, 1024);
+
+	/* split by requests, B would get two thirds; A takes it all */
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1200));
+	KUNIT_EXPECT_EQ(test, pa[0].state, 0ul);
+	KUNIT_EXPECT_EQ(test, pa[1].state, (unsigned long)FAKE_MAX_STATE);
+	KUNIT_EXPECT_EQ(test, pa[0].state_power + pa[1].state_power, 1200u);
+	KUNIT_EXPECT_EQ(test, pa[0].perf + pa[1].perf, 2400u);
+
+	/* A's last step (400 mW) does not fit in 1150; B's, nearly as good, does */
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150));
+	KUNIT_EXPECT_EQ(test, pa[0].state, 1ul);
+	KUNIT_EXPECT_EQ(test, pa[1].state, 3ul);
+
+	/* B's worth less than two thirds of A's: A's step is waited for */
+	fake(pa[1].instance->cdev)->perfs = flat_perfs;
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150));
+	KUNIT_EXPECT_EQ(test, pa[0].state, 1ul);
+	KUNIT_EXPECT_EQ(test, pa[1].state, (unsigned long)FAKE_MAX_STATE);
+
+	/* four times the weight: B's steps count four times */
+	fake(pa[1].instance->cdev)->perfs = ineff_perfs;
+	pa[1].weight = 4 * 1024;
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1200));
+	KUNIT_EXPECT_EQ(test, pa[0].state, 1ul);
+	KUNIT_EXPECT_EQ(test, pa[1].state, 2ul);
+	KUNIT_EXPECT_EQ(test, pa[0].state_power + pa[1].state_power, 1200u);
+
+	/* less than the deepest states draw: the deepest states */
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 100));
+	KUNIT_EXPECT_EQ(test, pa[0].state, (unsigned long)FAKE_MAX_STATE);
+	KUNIT_EXPECT_EQ(test, pa[1].state, (unsigned long)FAKE_MAX_STATE);
+
+	/* at half load power and performance halve: the same choice */
+	pa[1].weight = 1024;
+	pa[0].full_req_power /= 2;
+	pa[1].full_req_power /= 2;
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 600));
+	KUNIT_EXPECT_EQ(test, pa[0].state, 0ul);
+	KUNIT_EXPECT_EQ(test, pa[1].state, (unsigned long)FAKE_MAX_STATE);
+
+	/* one device that cannot tell: the split by requests, for every actor */
+	pa[1].instance->cdev->ops = &fake_ops;
+	KUNIT_EXPECT_FALSE(test, split_by_efficiency(pa, 2, 1200));
+	pa[1].instance->cdev->ops = &fake_perf_ops;
+	fake(pa[1].instance->cdev)->fail = true;
+	KUNIT_EXPECT_FALSE(test, split_by_efficiency(pa, 2, 1200));
+}
+
 static void ipa_test_weights(struct kunit *test)
 {
 	struct thermal_zone_device *tz = fake_zone(test, 2000);
@@ -573,6 +686,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_leftover),
 	KUNIT_CASE(ipa_test_passive_delay_zero),
 	KUNIT_CASE(ipa_test_divvy),
+	KUNIT_CASE(ipa_test_split_by_efficiency),
 	KUNIT_CASE(ipa_test_weights),
 	KUNIT_CASE(ipa_test_actor_failing),
 	KUNIT_CASE(ipa_test_switch_on),
