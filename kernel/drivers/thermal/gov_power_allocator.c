@@ -14,9 +14,11 @@
  * k_po while overshooting and k_pu otherwise.  E corrects the sustainable
  * power: it is learnt from where the zone settles, so that the zone holds
  * the desired temperature even with a sustainable power that is off and
- * integral_cutoff 0.  The budget is divided in proportion to what each
- * device would draw at full speed under its present load, weighted by its
- * binding, and what a device cannot use goes to the others.
+ * integral_cutoff 0.  When every device tells the performance of its
+ * states, the budget buys the states that deliver the most per mW;
+ * otherwise it is divided in proportion to what each device would draw
+ * at full speed under its present load, weighted by its binding, and
+ * what a device cannot use goes to the others.
  *
  * Fixed point: gains and errors carry FRAC_BITS fractional bits, as the
  * sysfs ABI defines them; products saturate instead of overflowing.  Time
@@ -85,6 +87,25 @@ static s64 gain(s32 k)
 }
 
 /**
+ * struct power_step - a step up of one actor, while splitting by efficiency
+ * @actor: its index
+ * @state: the state it steps to
+ * @power: the power it draws there
+ * @perf: the performance it delivers there
+ * @cost: @power less what it draws now, 0 if not more
+ * @worth: weighted performance gained per mW, U64_MAX if it costs
+ *	nothing; 0: no step
+ */
+struct power_step {
+	unsigned int actor;
+	unsigned long state;
+	u32 power;
+	u32 perf;
+	u32 cost;
+	u64 worth;
+};
+
+/**
  * struct power_actor - one cooling device's share of an allocation
  * @instance: its binding to the desired-temperature trip
  * @req_power: power it requests
@@ -99,6 +120,8 @@ static s64 gain(s32 k)
  * @perf: the performance it delivers at @state, when splitting by
  *	efficiency
  * @weight: its weight, FRAC_ONE for every actor if none is set
+ * @next: its best step up from @state, when splitting by efficiency
+ * @next_known: @next is up to date
  * @has_state: its power operations gave a state for its grant
  */
 struct power_actor {
@@ -113,6 +136,8 @@ struct power_actor {
 	u32 state_power;
 	u32 perf;
 	u32 weight;
+	struct power_step next;
+	bool next_known;
 	bool has_state;
 };
 
@@ -504,83 +529,88 @@ static void spend_leftover(struct power_actor *power, unsigned int n, u32 budget
 static int state_cost(struct power_actor *pa, unsigned long state, u32 *power, u32 *perf)
 {
 	struct thermal_cooling_device *cdev = pa->instance->cdev;
+	int ret;
 
-	if (cdev->ops->state2power(cdev, state, power) ||
-	    cdev->ops->state2perf(cdev, state, perf))
-		return -EINVAL;
+	ret = cdev->ops->state2power(cdev, state, power);
+	if (!ret)
+		ret = cdev->ops->state2perf(cdev, state, perf);
+	if (ret)
+		return ret;
 	*power = at_load(pa, *power);
 	*perf = at_load(pa, *perf);
 	return 0;
 }
 
 /*
- * @pa's best step up within @room: to the state that adds the most
- * weighted performance per mW.  A step that costs nothing is best of all.
- * Returns the step's worth (0: none), its state in @state.
+ * Keep in @best actor @i's best step up that costs at most @room, if
+ * better.  A step that costs nothing at the present load is taken
+ * whatever it delivers, the furthest first: an idle device then waits
+ * for work at full speed, as a split by demand would leave it.
  */
-static u64 best_step(struct power_actor *pa, u32 room, unsigned long *state,
-		     u32 *power, u32 *perf)
+static int best_step(struct power_actor *power, unsigned int i, u32 room,
+		     struct power_step *best)
 {
-	u64 worth, best = 0;
+	struct power_actor *pa = &power[i];
 	unsigned long s;
 	u32 p, f;
+	u64 worth;
+	int ret;
 
 	for (s = pa->state; s-- > pa->instance->lower;) {
-		if (state_cost(pa, s, &p, &f))
-			return 0;
-		if (f <= pa->perf || (p > pa->state_power && p - pa->state_power > room))
-			continue;
+		ret = state_cost(pa, s, &p, &f);
+		if (ret)
+			return ret;
 		if (p <= pa->state_power)
 			worth = U64_MAX;
+		else if (f <= pa->perf || p - pa->state_power > room)
+			continue;
 		else
 			worth = div_u64((u64)(f - pa->perf) * pa->weight, p - pa->state_power) + 1;
-		if (worth > best) {
-			best = worth;
-			*state = s;
-			*power = p;
-			*perf = f;
-		}
-	}
-	return best;
-}
-
-/**
- * struct power_step - a step up of one actor, while splitting by efficiency
- * @actor: its index
- * @state: the state it steps to
- * @power: the power it draws there
- * @perf: the performance it delivers there
- * @cost: @power less what it draws now, 0 if not more
- * @worth: weighted performance gained per mW; 0: no step
- */
-struct power_step {
-	unsigned int actor;
-	unsigned long state;
-	u32 power, perf, cost;
-	u64 worth;
-};
-
-/* The best step up of any of the @n actors that costs at most @room. */
-static void best_of_steps(struct power_actor *power, unsigned int n, u32 room,
-			  struct power_step *best)
-{
-	unsigned long s;
-	unsigned int i;
-	u32 p, f;
-	u64 worth;
-
-	best->worth = 0;
-	for (i = 0; i < n; i++) {
-		worth = best_step(&power[i], room, &s, &p, &f);
-		if (worth <= best->worth)
+		if (worth < best->worth || (worth == best->worth && worth != U64_MAX))
 			continue;
 		best->actor = i;
 		best->state = s;
 		best->power = p;
 		best->perf = f;
-		best->cost = p > power[i].state_power ? p - power[i].state_power : 0;
+		best->cost = p > pa->state_power ? p - pa->state_power : 0;
 		best->worth = worth;
 	}
+	return 0;
+}
+
+/*
+ * The best step up of any of the @n actors that costs at most @room.
+ * Whatever its cost, an actor's best step changes only when it moves:
+ * it is kept, so that a split costs each actor a scan of its states per
+ * move rather than the whole zone's per move of any.
+ */
+static int best_of_steps(struct power_actor *power, unsigned int n, u32 room,
+			 struct power_step *best)
+{
+	struct power_step *next;
+	unsigned int i;
+	int ret;
+
+	best->worth = 0;
+	for (i = 0; i < n; i++) {
+		if (room != U32_MAX) {
+			ret = best_step(power, i, room, best);
+			if (ret)
+				return ret;
+			continue;
+		}
+		next = &power[i].next;
+		if (!power[i].next_known) {
+			next->worth = 0;
+			ret = best_step(power, i, room, next);
+			if (ret)
+				return ret;
+			power[i].next_known = true;
+		}
+		if (next->worth > best->worth || (next->worth == U64_MAX && best->worth == U64_MAX))
+			*best = *next;
+	}
+	return 0;
 }
 
 /*
@@ -591,24 +621,31 @@ static void best_of_steps(struct power_actor *power, unsigned int n, u32 room,
  * which spends that budget along the most efficient line.  So when the
  * best step does not fit, it is waited for, unless a step that fits is
  * worth two thirds as much (filling the room costs little) or the best
- * would cost over half the budget (alternating across it would swing the
- * temperature).  False if an actor cannot tell: the split by demand then
- * sets every state.
+ * would cost over half the sustainable power @sp (alternating across it
+ * would swing the temperature).  Above the desired temperature too the
+ * budget is filled as far as it goes: it is what the controller asked
+ * for, and waiting already leaves some of it unspent.
+ *
+ * False if an actor cannot tell: the split by demand then sets every
+ * state.
  */
-static bool split_by_efficiency(struct power_actor *power, unsigned int n, u32 budget)
+static bool split_by_efficiency(struct power_actor *power, unsigned int n, u32 budget, u32 sp)
 {
 	struct power_step want, fits;
 	unsigned int i;
 	u32 spent = 0;
 
+	for (i = 0; i < n; i++)
+		if (!power[i].instance->cdev->ops->state2perf)
+			return false;
+
 	for (i = 0; i < n; i++) {
 		struct power_actor *pa = &power[i];
 
-		if (!pa->instance->cdev->ops->state2perf)
-			return false;
 		pa->state = pa->instance->upper;
 		if (state_cost(pa, pa->state, &pa->state_power, &pa->perf))
 			return false;
+		pa->next_known = false;
 		pa->has_state = true;
 		spent += pa->state_power;
 	}
@@ -616,14 +653,17 @@ static bool split_by_efficiency(struct power_actor *power, unsigned int n, u32 b
 	for (;;) {
 		u32 room = budget > spent ? budget - spent : 0;
 
-		best_of_steps(power, n, U32_MAX, &want);
+		if (best_of_steps(power, n, U32_MAX, &want))
+			return false;
 		if (!want.worth)
 			break;
 		if (want.cost > room) {
-			best_of_steps(power, n, room, &fits);
+			if (best_of_steps(power, n, room, &fits))
+				return false;
 			if (!fits.worth)
 				break;
-			if (want.cost <= budget / 2 && want.worth / 3 >= fits.worth / 2)
+			if (want.cost <= sp / 2 &&
+			    fits.worth < mul_u64_u64_div_u64(want.worth, 2, 3))
 				break;
 			want = fits;
 		}
@@ -631,6 +671,7 @@ static bool split_by_efficiency(struct power_actor *power, unsigned int n, u32 b
 		power[want.actor].state = want.state;
 		power[want.actor].state_power = want.power;
 		power[want.actor].perf = want.perf;
+		power[want.actor].next_known = false;
 	}
 
 	return true;
@@ -766,7 +807,7 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 	if (!n)
 		return;
 
-	if (!split_by_efficiency(params->power, n, t.output)) {
+	if (!split_by_efficiency(params->power, n, t.output, sp)) {
 		divvy_up_power(params->power, n, total_weighted_req, t.output);
 		for (i = 0; i < n; i++)
 			grant_to_state(&params->power[i]);

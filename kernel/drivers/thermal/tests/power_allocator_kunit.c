@@ -17,6 +17,7 @@
  * @state: its cooling state
  * @powers: if set, the power of each state instead
  * @perfs: the performance of each state, for fake_perf_ops
+ * @fail_top: state2perf() fails at state 0 only
  */
 struct fake_actor {
 	u32 max_power;
@@ -25,6 +26,7 @@ struct fake_actor {
 	unsigned long state;
 	const u32 *powers;
 	const u32 *perfs;
+	bool fail_top;
 };
 
 #define FAKE_MAX_STATE 4
@@ -74,7 +76,7 @@ static int fake_state2perf(struct thermal_cooling_device *cdev, unsigned long st
 	if (state > FAKE_MAX_STATE)
 		return -EINVAL;
 	*perf = fake(cdev)->perfs[state];
-	return fake(cdev)->fail ? -EIO : 0;
+	return fake(cdev)->fail || (fake(cdev)->fail_top && !state) ? -EIO : 0;
 }
 
 static int fake_power2state(struct thermal_cooling_device *cdev, u32 power, unsigned long *state)
@@ -471,7 +473,6 @@ static void ipa_test_divvy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pa[2].granted_power, 1000u);
 }
 
-/* Weights bias the split; all-zero weights count as equal. */
 /* An actor at full load with the given tables, for split_by_efficiency(). */
 static void fake_perf_actor(struct kunit *test, struct thermal_zone_device *tz,
 			    struct power_actor *pa, const u32 *powers, const u32 *perfs,
@@ -492,10 +493,11 @@ static void fake_perf_actor(struct kunit *test, struct thermal_zone_device *tz,
 /* A: performance per mW from 4.0 (deepest step) down to 1.0 (last) */
 static const u32 eff_powers[] = { 1000, 600, 300, 150, 100 };
 static const u32 eff_perfs[] = { 2000, 1600, 1100, 700, 500 };
-/* B: from 0.9 down to 0.125; flat: its first step only 0.4 */
+/* B: from 0.9 down to 0.125; the others: a first step of 0.6 or 0.7 */
 static const u32 ineff_powers[] = { 2000, 1200, 600, 300, 200 };
 static const u32 ineff_perfs[] = { 1000, 880, 690, 490, 400 };
-static const u32 flat_perfs[] = { 1000, 900, 700, 500, 460 };
+static const u32 flat_perfs[] = { 1000, 900, 700, 500, 440 };
+static const u32 near_perfs[] = { 1000, 900, 700, 500, 430 };
 
 /*
  * Knowing what each state delivers, the budget goes where it buys the
@@ -511,33 +513,41 @@ static void ipa_test_split_by_efficiency(struct kunit *test)
 	fake_perf_actor(test, tz, &pa[1], ineff_powers, ineff_perfs, 1024);
 
 	/* split by requests, B would get two thirds; A takes it all */
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1200));
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1200, 2000));
 	KUNIT_EXPECT_EQ(test, pa[0].state, 0ul);
 	KUNIT_EXPECT_EQ(test, pa[1].state, (unsigned long)FAKE_MAX_STATE);
 	KUNIT_EXPECT_EQ(test, pa[0].state_power + pa[1].state_power, 1200u);
 	KUNIT_EXPECT_EQ(test, pa[0].perf + pa[1].perf, 2400u);
 
-	/* A's last step (400 mW) does not fit in 1150; B's, nearly as good, does */
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150));
+	/* A's last step (400 mW, 1.0) does not fit in 1150; B's (0.9) does */
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150, 2000));
 	KUNIT_EXPECT_EQ(test, pa[0].state, 1ul);
 	KUNIT_EXPECT_EQ(test, pa[1].state, 3ul);
 
-	/* B's worth less than two thirds of A's: A's step is waited for */
+	/* B's worth 0.6 of A's, under two thirds: A's step is waited for ... */
 	fake(pa[1].instance->cdev)->perfs = flat_perfs;
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150));
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150, 2000));
 	KUNIT_EXPECT_EQ(test, pa[0].state, 1ul);
 	KUNIT_EXPECT_EQ(test, pa[1].state, (unsigned long)FAKE_MAX_STATE);
+	/* ... unless it costs over half the sustainable power */
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150, 700));
+	KUNIT_EXPECT_EQ(test, pa[1].state, 3ul);
+	/* worth 0.7 of A's: B's step is taken */
+	fake(pa[1].instance->cdev)->perfs = near_perfs;
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150, 2000));
+	KUNIT_EXPECT_EQ(test, pa[0].state, 1ul);
+	KUNIT_EXPECT_EQ(test, pa[1].state, 3ul);
 
 	/* four times the weight: B's steps count four times */
 	fake(pa[1].instance->cdev)->perfs = ineff_perfs;
 	pa[1].weight = 4 * 1024;
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1200));
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1200, 2000));
 	KUNIT_EXPECT_EQ(test, pa[0].state, 1ul);
 	KUNIT_EXPECT_EQ(test, pa[1].state, 2ul);
 	KUNIT_EXPECT_EQ(test, pa[0].state_power + pa[1].state_power, 1200u);
 
 	/* less than the deepest states draw: the deepest states */
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 100));
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 100, 2000));
 	KUNIT_EXPECT_EQ(test, pa[0].state, (unsigned long)FAKE_MAX_STATE);
 	KUNIT_EXPECT_EQ(test, pa[1].state, (unsigned long)FAKE_MAX_STATE);
 
@@ -545,18 +555,29 @@ static void ipa_test_split_by_efficiency(struct kunit *test)
 	pa[1].weight = 1024;
 	pa[0].full_req_power /= 2;
 	pa[1].full_req_power /= 2;
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 600));
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 600, 2000));
 	KUNIT_EXPECT_EQ(test, pa[0].state, 0ul);
 	KUNIT_EXPECT_EQ(test, pa[1].state, (unsigned long)FAKE_MAX_STATE);
 
-	/* one device that cannot tell: the split by requests, for every actor */
+	/* idle, B costs nothing at any state: it waits for work at full speed */
+	pa[1].full_req_power = 0;
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 600, 2000));
+	KUNIT_EXPECT_EQ(test, pa[0].state, 0ul);
+	KUNIT_EXPECT_EQ(test, pa[1].state, 0ul);
+	KUNIT_EXPECT_EQ(test, pa[1].state_power, 0u);
+
+	/* a device that cannot tell, fails, or fails at one state: by demand */
 	pa[1].instance->cdev->ops = &fake_ops;
-	KUNIT_EXPECT_FALSE(test, split_by_efficiency(pa, 2, 1200));
+	KUNIT_EXPECT_FALSE(test, split_by_efficiency(pa, 2, 1200, 2000));
 	pa[1].instance->cdev->ops = &fake_perf_ops;
+	fake(pa[0].instance->cdev)->fail_top = true;
+	KUNIT_EXPECT_FALSE(test, split_by_efficiency(pa, 2, 1200, 2000));
+	fake(pa[0].instance->cdev)->fail_top = false;
 	fake(pa[1].instance->cdev)->fail = true;
-	KUNIT_EXPECT_FALSE(test, split_by_efficiency(pa, 2, 1200));
+	KUNIT_EXPECT_FALSE(test, split_by_efficiency(pa, 2, 1200, 2000));
 }
 
+/* Weights bias the split; all-zero weights count as equal. */
 static void ipa_test_weights(struct kunit *test)
 {
 	struct thermal_zone_device *tz = fake_zone(test, 2000);
