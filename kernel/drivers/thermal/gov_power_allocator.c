@@ -92,7 +92,6 @@ static s64 gain(s32 k)
  * @state: the state it steps to
  * @power: the power it draws there
  * @perf: the performance it delivers there
- * @cost: @power less what it draws now, 0 if not more
  * @worth: weighted performance gained per mW, U64_MAX if it costs
  *	nothing; 0: no step
  */
@@ -101,7 +100,6 @@ struct power_step {
 	unsigned long state;
 	u32 power;
 	u32 perf;
-	u32 cost;
 	u64 worth;
 };
 
@@ -541,6 +539,20 @@ static int state_cost(struct power_actor *pa, unsigned long state, u32 *power, u
 	return 0;
 }
 
+/* Free steps tie with one another: the later found, the further, wins. */
+static bool better_step(u64 worth, const struct power_step *best)
+{
+	return worth > best->worth || (worth == U64_MAX && best->worth == U64_MAX);
+}
+
+/* What @step adds to the power its actor draws now. */
+static u32 step_cost(const struct power_actor *power, const struct power_step *step)
+{
+	u32 now = power[step->actor].state_power;
+
+	return step->power > now ? step->power - now : 0;
+}
+
 /*
  * Keep in @best actor @i's best step up that costs at most @room, if
  * better.  A step that costs nothing at the present load is taken
@@ -566,26 +578,40 @@ static int best_step(struct power_actor *power, unsigned int i, u32 room,
 			continue;
 		else
 			worth = div_u64((u64)(f - pa->perf) * pa->weight, p - pa->state_power) + 1;
-		if (worth < best->worth || (worth == best->worth && worth != U64_MAX))
+		if (!better_step(worth, best))
 			continue;
 		best->actor = i;
 		best->state = s;
 		best->power = p;
 		best->perf = f;
-		best->cost = p > pa->state_power ? p - pa->state_power : 0;
 		best->worth = worth;
 	}
 	return 0;
 }
 
+/* The best step up of any of the @n actors that costs at most @room. */
+static int best_step_within(struct power_actor *power, unsigned int n, u32 room,
+			    struct power_step *best)
+{
+	unsigned int i;
+	int ret;
+
+	best->worth = 0;
+	for (i = 0; i < n; i++) {
+		ret = best_step(power, i, room, best);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
 /*
- * The best step up of any of the @n actors that costs at most @room.
- * Whatever its cost, an actor's best step changes only when it moves:
- * it is kept, so that a split costs each actor a scan of its states per
- * move rather than the whole zone's per move of any.
+ * The best step up of any of the @n actors, whatever its cost.  An
+ * actor's best step changes only when it moves: it is kept, so that a
+ * split costs each actor a scan of its states per move rather than the
+ * whole zone's per move of any.
  */
-static int best_of_steps(struct power_actor *power, unsigned int n, u32 room,
-			 struct power_step *best)
+static int best_next_step(struct power_actor *power, unsigned int n, struct power_step *best)
 {
 	struct power_step *next;
 	unsigned int i;
@@ -593,21 +619,15 @@ static int best_of_steps(struct power_actor *power, unsigned int n, u32 room,
 
 	best->worth = 0;
 	for (i = 0; i < n; i++) {
-		if (room != U32_MAX) {
-			ret = best_step(power, i, room, best);
-			if (ret)
-				return ret;
-			continue;
-		}
 		next = &power[i].next;
 		if (!power[i].next_known) {
 			next->worth = 0;
-			ret = best_step(power, i, room, next);
+			ret = best_step(power, i, U32_MAX, next);
 			if (ret)
 				return ret;
 			power[i].next_known = true;
 		}
-		if (next->worth > best->worth || (next->worth == U64_MAX && best->worth == U64_MAX))
+		if (better_step(next->worth, best))
 			*best = *next;
 	}
 	return 0;
@@ -653,16 +673,16 @@ static bool split_by_efficiency(struct power_actor *power, unsigned int n, u32 b
 	for (;;) {
 		u32 room = budget > spent ? budget - spent : 0;
 
-		if (best_of_steps(power, n, U32_MAX, &want))
+		if (best_next_step(power, n, &want))
 			return false;
 		if (!want.worth)
 			break;
-		if (want.cost > room) {
-			if (best_of_steps(power, n, room, &fits))
+		if (step_cost(power, &want) > room) {
+			if (best_step_within(power, n, room, &fits))
 				return false;
 			if (!fits.worth)
 				break;
-			if (want.cost <= sp / 2 &&
+			if (step_cost(power, &want) <= sp / 2 &&
 			    fits.worth < mul_u64_u64_div_u64(want.worth, 2, 3))
 				break;
 			want = fits;

@@ -89,23 +89,19 @@ static int fake_power2state(struct thermal_cooling_device *cdev, u32 power, unsi
 	return fake(cdev)->fail ? -EIO : 0;
 }
 
-static const struct thermal_cooling_device_ops fake_ops = {
-	.get_max_state = fake_get_max_state,
-	.get_cur_state = fake_get_cur_state,
-	.set_cur_state = fake_set_cur_state,
-	.get_requested_power = fake_get_requested_power,
-	.state2power = fake_state2power,
-	.power2state = fake_power2state,
-};
+#define FAKE_POWER_OPS						\
+	.get_max_state = fake_get_max_state,			\
+	.get_cur_state = fake_get_cur_state,			\
+	.set_cur_state = fake_set_cur_state,			\
+	.get_requested_power = fake_get_requested_power,	\
+	.state2power = fake_state2power,			\
+	.power2state = fake_power2state
+
+static const struct thermal_cooling_device_ops fake_ops = { FAKE_POWER_OPS };
 
 /* The same devices, telling the performance of their states too. */
 static const struct thermal_cooling_device_ops fake_perf_ops = {
-	.get_max_state = fake_get_max_state,
-	.get_cur_state = fake_get_cur_state,
-	.set_cur_state = fake_set_cur_state,
-	.get_requested_power = fake_get_requested_power,
-	.state2power = fake_state2power,
-	.power2state = fake_power2state,
+	FAKE_POWER_OPS,
 	.state2perf = fake_state2perf,
 };
 
