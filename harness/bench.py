@@ -201,8 +201,9 @@ def main():
     for r in rows:
         results.append(('cloudPhysicsIO_64k.%s.%s.miss_ratio' % (r['size'], r['policy']), r['miss']))
 
-    # ours against the tree, over the real traces and over the generators
-    # by where the rows came from, not by name: the LIRS set has a file named scan
+    # each policy against the tree, over the real traces and over the
+    # generators, told apart by where the rows came from, not by name: the
+    # LIRS set has a file named scan
     for title, suffix, rows in (
             ('real traces', '', [r for r in all_rows if r['trace'] not in generated]),
             ('synthetic generators', '_generators',
