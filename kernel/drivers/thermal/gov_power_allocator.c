@@ -672,17 +672,19 @@ static bool split_by_efficiency(struct power_actor *power, unsigned int n, u32 b
 
 	for (;;) {
 		u32 room = budget > spent ? budget - spent : 0;
+		u32 cost;
 
 		if (best_next_step(power, n, &want))
 			return false;
 		if (!want.worth)
 			break;
-		if (step_cost(power, &want) > room) {
+		cost = step_cost(power, &want);
+		if (cost > room) {
 			if (best_step_within(power, n, room, &fits))
 				return false;
 			if (!fits.worth)
 				break;
-			if (step_cost(power, &want) <= sp / 2 &&
+			if (cost <= sp / 2 &&
 			    fits.worth < mul_u64_u64_div_u64(want.worth, 2, 3))
 				break;
 			want = fits;
