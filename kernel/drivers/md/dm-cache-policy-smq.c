@@ -49,6 +49,7 @@
 #include <linux/bitops.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
+#include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/vmalloc.h>
@@ -1124,7 +1125,7 @@ static int ghost_bias(struct smq_ghosts *g)
  * struct smq_policy - an smq, mq or cleaner policy instance.
  * @lock: protects everything below but @migrations_allowed.
  * @hotspot_block_size: sectors per hotspot block.
- * @cache_blocks_per_hotspot_block: the same, in cache blocks.
+ * @hotspot_block_shift: log2 of the cache blocks per hotspot block.
  * @hotspot_level_jump: levels a hotspot entry climbs on a hit.
  * @es: the space of every entry: sentinels, hotspot, cache, in that order.
  * @hotspot: hotspot blocks, by recent misses.
@@ -1166,7 +1167,7 @@ struct smq_policy {
 
 	sector_t hotspot_block_size;
 	unsigned int nr_hotspot_blocks;
-	unsigned int cache_blocks_per_hotspot_block;
+	unsigned int hotspot_block_shift;
 	unsigned int hotspot_level_jump;
 
 	struct smq_space es;
@@ -1742,7 +1743,7 @@ refuse:
 
 static u32 to_hblock(struct smq_policy *mq, dm_oblock_t b)
 {
-	return div_u64(from_oblock(b), mq->cache_blocks_per_hotspot_block);
+	return from_oblock(b) >> mq->hotspot_block_shift;
 }
 
 /*
@@ -2227,10 +2228,11 @@ static void calc_hotspot_params(struct smq_policy *mq, sector_t origin_size,
 	unsigned int nr = max(nr_cache_blocks / 8u, 1024u);
 	unsigned int per = 16u;
 
+	/* a power of two: a miss finds its hotspot block by a shift */
 	while (per > 1u && (u64)per * nr > origin_blocks)
 		per /= 2u;
 
-	mq->cache_blocks_per_hotspot_block = per;
+	mq->hotspot_block_shift = ilog2(per);
 	mq->hotspot_block_size = cache_block_size * per;
 	mq->nr_hotspot_blocks = clamp_t(u64, div_u64(origin_blocks + per - 1, per), 1u, nr);
 }
@@ -2352,8 +2354,8 @@ static struct smq_policy *__smq_create(dm_cblock_t cache_size, sector_t origin_s
 	mq->hotspot.hits_base = mq->hotspot_alloc.begin;
 	mq->hotspot.nr_top_levels = 8;
 	mq->hotspot.nr_in_top_levels = min(mq->nr_hotspot_blocks / NR_LEVELS,
-					   from_cblock(cache_size) /
-					   mq->cache_blocks_per_hotspot_block);
+					   from_cblock(cache_size) >>
+					   mq->hotspot_block_shift);
 	q_init(&mq->clean, &mq->es, NR_LEVELS);
 	q_init(&mq->dirty, &mq->es, NR_LEVELS);
 

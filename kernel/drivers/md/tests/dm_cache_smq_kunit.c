@@ -837,7 +837,7 @@ static void smq_test_odd_sizes(struct kunit *test)
 	churn(test, make_policy(test, 1, 4096, false), 4096);
 	/* an origin smaller than one hotspot block */
 	mq = make_policy(test, 16, 3, false);
-	KUNIT_EXPECT_EQ(test, mq->cache_blocks_per_hotspot_block, 1u);
+	KUNIT_EXPECT_EQ(test, mq->hotspot_block_shift, 0u);
 	churn(test, mq, 3);
 	/* a cache larger than the origin */
 	mq = make_policy(test, 1024, 100, false);
