@@ -1037,6 +1037,9 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
 #define BIAS_SHIFT 4		/* regrets per step of the bias */
 #define BIAS_MIN (-2)
 #define BIAS_MAX 8
+#define BIAS_MAX_PAYING 16	/* while promotions into a full cache pay well */
+#define PAYOFF_WINDOW 64u	/* such promotions per look at what they bought */
+#define PAYOFF_HITS 2u		/* hits per promotion that count as paying well */
 
 /*
  * struct smq_ghosts - the regrets of a full cache's admission test.
@@ -1047,10 +1050,14 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
  * candidates that lost to a victim.  One looked up again while still
  * remembered is a decision that cost a miss: a rejected candidate says
  * admit more eagerly, a demoted victim less (ARC's adaptation, sampled).
+ * How eager is bounded by what promotions buy: a cache whose promotions
+ * are each followed by a few hits may lean further towards recency than
+ * one whose promotions mostly churn.
  * @tags: a tag, with GHOST_VICTIM for a victim; 0 for an empty slot
  * @bits: log2 of the number of slots
  * @bias: added to a candidate's count before it is weighed against the
  *	victim's, in 1/2^BIAS_SHIFT
+ * @ceiling: the highest @bias allowed, in whole steps
  * @credit: victims remembered and not yet matched by a rejection; keeps
  *	the two kinds equally many, so that their regrets compare
  */
@@ -1058,6 +1065,7 @@ struct smq_ghosts {
 	u16 *tags;
 	unsigned int bits;
 	int bias;
+	int ceiling;
 	unsigned int credit;
 };
 
@@ -1067,6 +1075,7 @@ static int ghosts_init(struct smq_ghosts *g, unsigned int nr_cache)
 
 	g->bits = __ffs(nr);
 	g->bias = 0;
+	g->ceiling = BIAS_MAX;
 	g->credit = 0;
 	g->tags = vzalloc(array_size(nr, sizeof(u16)));
 	return g->tags ? 0 : -ENOMEM;
@@ -1112,13 +1121,19 @@ static void ghost_check(struct smq_ghosts *g, u32 oblock)
 	if (*slot & GHOST_VICTIM)
 		g->bias = max(g->bias - 1, BIAS_MIN * (1 << BIAS_SHIFT));
 	else
-		g->bias = min(g->bias + 1, BIAS_MAX * (1 << BIAS_SHIFT));
+		g->bias = min(g->bias + 1, g->ceiling * (1 << BIAS_SHIFT));
 	*slot = 0;
 }
 
 static int ghost_bias(struct smq_ghosts *g)
 {
 	return g->bias >> BIAS_SHIFT;
+}
+
+static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
+{
+	g->ceiling = ceiling;
+	g->bias = min(g->bias, ceiling * (1 << BIAS_SHIFT));
 }
 
 /*
@@ -1152,6 +1167,9 @@ static int ghost_bias(struct smq_ghosts *g)
  * @victim_freq: the count of @victim when it was picked.
  * @victim_uses: misses @victim has been weighed against.
  * @victim_none_at: @lookups when a pick last found no victim.
+ * @payoff_hits: hits since @payoff_swaps was last reset (if it wraps
+ *	between two promotions, one look wrongly finds that they do not pay).
+ * @payoff_swaps: promotions a full cache decided on since then.
  * @heir: the origin block that won a full cache's block, promoted as soon
  *	as the demotion it queued frees that block; @has_heir says if any.
  * @bg_work: queued and running background work.
@@ -1208,6 +1226,8 @@ struct smq_policy {
 	unsigned int victim_freq;
 	unsigned int victim_uses;
 	unsigned int victim_none_at;
+	unsigned int payoff_hits;
+	unsigned int payoff_swaps;
 	u32 heir;
 	bool has_heir;
 	struct smq_ghosts ghosts;
@@ -1695,6 +1715,29 @@ static bool beats_victim(const struct smq_policy *mq, unsigned int freq, unsigne
 }
 
 /*
+ * What the last PAYOFF_WINDOW promotions into a full cache bought: if the
+ * cache served PAYOFF_HITS hits per promotion meanwhile, they pay well and
+ * the ghosts' regrets may push admission further towards recency.  Where
+ * promotions mostly churn, the usual ceiling stays: rejected candidates
+ * come back there too, but admitting them would cost a copy for each hit
+ * it saved.  Out of line: inlined, it took a register of the lookup path.
+ */
+static noinline void assess_payoff(struct smq_policy *mq)
+{
+	bool paying = mq->payoff_hits > PAYOFF_WINDOW * PAYOFF_HITS;
+
+	ghosts_set_ceiling(&mq->ghosts, paying ? BIAS_MAX_PAYING : BIAS_MAX);
+	mq->payoff_swaps = 0;
+	mq->payoff_hits = 0;
+}
+
+static void note_payoff(struct smq_policy *mq)
+{
+	if (++mq->payoff_swaps == PAYOFF_WINDOW)
+		assess_payoff(mq);
+}
+
+/*
  * Promote a missed block?  A write covering a whole block costs no read
  * from the origin, so while the cache has room it is promoted at once.
  * Others never on first sight: scans and one-off reads stay out.  While
@@ -1734,8 +1777,10 @@ static bool should_promote(struct smq_policy *mq, dm_oblock_t oblock, struct smq
 	*victim = current_victim(mq, &vf);
 	if (!*victim)
 		return writeback_possible(mq);
-	if (beats_victim(mq, freq, vf, hs_e, data_dir))
+	if (beats_victim(mq, freq, vf, hs_e, data_dir)) {
+		note_payoff(mq);
 		return true;
+	}
 refuse:
 	ghost_remember(&mq->ghosts, from_oblock(oblock), false);
 	return false;
@@ -1824,6 +1869,7 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 	e = h_lookup(&mq->table, from_oblock(oblock));
 	if (e) {
 		stats_level_accessed(&mq->cache_stats, e->level);
+		mq->payoff_hits++;
 		requeue(mq, e);
 		*cblock = infer_cblock(mq, e);
 		drop_victim(mq, *cblock);

@@ -438,11 +438,6 @@ static void smq_test_should_promote(struct kunit *test)
 }
 
 /*
- * A full cache of blocks in use: a scan through many more blocks, each
- * looked up twice, moves nothing; a block looked up again and again does
- * get in.
- */
-/*
  * Victims that come back make admission stricter, rejected candidates
  * that come back make it more eager; rejections are remembered only as
  * often as victims.
@@ -492,6 +487,51 @@ static void smq_test_ghosts(struct kunit *test)
 					       &victim));
 }
 
+/*
+ * While promotions into a full cache are each followed by a few hits, the
+ * rejected candidates that come back may push admission further towards
+ * recency; once promotions stop paying, the bias falls back.
+ */
+static void smq_test_payoff(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 16, 4096, false);
+	struct smq_ghosts *g = &mq->ghosts;
+	dm_cblock_t cblock;
+	unsigned int i;
+
+	load_mappings(test, mq, 16, 0, false, 0);
+	for (i = 0; i < PAYOFF_WINDOW * PAYOFF_HITS; i++)
+		KUNIT_EXPECT_EQ(test, lookup(mq, i % 16, READ, &cblock), 0);
+	/* as many hits as pay for the promotions: not yet paying well */
+	for (i = 0; i < PAYOFF_WINDOW; i++)
+		note_payoff(mq);
+	KUNIT_EXPECT_EQ(test, g->ceiling, BIAS_MAX);
+
+	for (i = 0; i < 100000; i++)
+		KUNIT_EXPECT_EQ(test, lookup(mq, i % 16, READ, &cblock), 0);
+	for (i = 0; i < PAYOFF_WINDOW; i++)
+		note_payoff(mq);
+	KUNIT_EXPECT_EQ(test, g->ceiling, BIAS_MAX_PAYING);
+
+	for (i = 0; i < 1000; i++) {
+		ghost_remember(g, 2000 + i, true);
+		ghost_remember(g, 5000 + i, false);
+		ghost_check(g, 5000 + i);
+	}
+	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX_PAYING);
+
+	/* no hits over the next window: back to the usual ceiling */
+	for (i = 0; i < PAYOFF_WINDOW; i++)
+		note_payoff(mq);
+	KUNIT_EXPECT_EQ(test, g->ceiling, BIAS_MAX);
+	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX);
+}
+
+/*
+ * A full cache of blocks in use: a scan through many more blocks, each
+ * looked up twice, moves nothing; a block looked up again and again does
+ * get in.
+ */
 static void smq_test_admission(struct kunit *test)
 {
 	struct smq_policy *mq = make_policy(test, 64, 1u << 16, false);
@@ -937,6 +977,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_sketch),
 	KUNIT_CASE(smq_test_should_promote),
 	KUNIT_CASE(smq_test_ghosts),
+	KUNIT_CASE(smq_test_payoff),
 	KUNIT_CASE(smq_test_admission),
 	KUNIT_CASE(smq_test_victims),
 	KUNIT_CASE(smq_test_hot_set_promoted),
