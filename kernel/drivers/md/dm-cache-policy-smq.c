@@ -34,11 +34,13 @@
  * promote and how fast entries climb the hotspot queue.
  *
  * Memory: every entry is 16 bytes (indexes instead of pointers, a 32-bit
- * origin block), cache entries and hotspot entries (an eighth as many) live
- * in one array, the hash tables hold one 32-bit index per four entries,
- * hit bits are bitsets, the sketch has half a 4-bit counter per cache
- * block and the ghost table a 16-bit tag per 16: about 19.9 bytes per
- * cache block in all.
+ * origin block), cache entries and hotspot entries (a sixteenth as many)
+ * live in one array, the hash tables hold one 32-bit index per four
+ * entries, hit bits are bitsets, the sketch has two 4-bit counters per
+ * cache block and the ghost table a 16-bit tag per 16: about 19.6 bytes
+ * per cache block in all.  Memory spent on the sketch buys more than on
+ * the hotspot queue: fewer blocks share counters, so fewer win their
+ * place by the counts of others.
  */
 
 #include "dm-cache-background-tracker.h"
@@ -61,7 +63,7 @@
 #define SMQ_INDEX_BITS 26u
 #define SMQ_NULL ((1u << SMQ_INDEX_BITS) - 1u)
 
-/* With an eighth as many hotspot entries and the sentinels, 54M entries. */
+/* With a sixteenth as many hotspot entries and the sentinels, 51M entries. */
 #define SMQ_MAX_CACHE_BLOCKS (48u << 20)
 
 /*
@@ -2264,14 +2266,14 @@ static void init_policy_functions(struct smq_policy *mq, bool mimic_mq)
 
 /*
  * Hotspot blocks cover 16 cache blocks, halved until the hotspot entries
- * no longer cover more than the origin.  There are an eighth as many as
+ * no longer cover more than the origin.  There are a sixteenth as many as
  * cache blocks, at least 1024, but no more than the origin has.
  */
 static void calc_hotspot_params(struct smq_policy *mq, sector_t origin_size,
 				sector_t cache_block_size, unsigned int nr_cache_blocks)
 {
 	u64 origin_blocks = div64_u64(origin_size, cache_block_size);
-	unsigned int nr = max(nr_cache_blocks / 8u, 1024u);
+	unsigned int nr = max(nr_cache_blocks / 16u, 1024u);
 	unsigned int per = 16u;
 
 	/* a power of two: a miss finds its hotspot block by a shift */
@@ -2340,7 +2342,7 @@ static int smq_alloc_structures(struct smq_policy *mq)
 		goto bad_table;
 	if (h_init(&mq->hotspot_table, &mq->es, mq->nr_hotspot_blocks))
 		goto bad_hotspot_table;
-	if (sketch_init(&mq->sketch, max(nr_cache / 2u, SKETCH_MIN_COUNTERS)))
+	if (sketch_init(&mq->sketch, max(nr_cache * 2u, SKETCH_MIN_COUNTERS)))
 		goto bad_sketch;
 	if (ghosts_init(&mq->ghosts, nr_cache))
 		goto bad_ghosts;

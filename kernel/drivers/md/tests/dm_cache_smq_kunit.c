@@ -904,7 +904,7 @@ static void smq_test_large_cache(struct kunit *test)
 		return;
 	}
 	add_destroy_action(test, mq);
-	KUNIT_EXPECT_EQ(test, mq->nr_hotspot_blocks, 1u << 21);
+	KUNIT_EXPECT_EQ(test, mq->nr_hotspot_blocks, 1u << 20);
 	KUNIT_EXPECT_EQ(test, load(mq, (1ull << 26) - 1, (1u << 24) - 1, true, 63, true), 0);
 	KUNIT_EXPECT_EQ(test, 0, lookup(mq, (1ull << 26) - 1, READ, &cblock));
 	KUNIT_EXPECT_EQ(test, from_cblock(cblock), (1u << 24) - 1);
