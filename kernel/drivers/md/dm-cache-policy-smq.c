@@ -17,7 +17,8 @@
  *   replace (more often at all if its region is hot, clearly more often
  *   otherwise).  Scans stay out; a new working set gets in.  How much
  *   weight recency gets against frequency is learnt from the mistakes:
- *   rejected candidates and demoted victims that come back soon.  The
+ *   rejected candidates and demoted victims that come back soon; how far
+ *   it may go, from the hits that promotions have been buying.  The
  *   block freed for a winner goes to that block, not to the next miss.
  *
  * - The cache proper is a pair of 64-level multiqueues, one of clean and
