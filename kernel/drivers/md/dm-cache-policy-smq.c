@@ -1170,8 +1170,8 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
  * @victim_freq: the count of @victim when it was picked.
  * @victim_uses: misses @victim has been weighed against.
  * @victim_none_at: @lookups when a pick last found no victim.
- * @payoff_hits: hits since @payoff_swaps was last reset (if it wraps
- *	between two promotions, one look wrongly finds that they do not pay).
+ * @payoff_hits: hits since the last look at what promotions bought (if
+ *	it wraps before the next, that look may wrongly find they do not pay).
  * @payoff_swaps: promotions a full cache decided on since then.
  * @heir: the origin block that won a full cache's block, promoted as soon
  *	as the demotion it queued frees that block; @has_heir says if any.
