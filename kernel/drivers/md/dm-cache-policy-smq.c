@@ -52,7 +52,6 @@
 #include <linux/bitops.h>
 #include <linux/hash.h>
 #include <linux/jiffies.h>
-#include <linux/log2.h>
 #include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/vmalloc.h>
@@ -1142,7 +1141,6 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
 /*
  * struct smq_policy - an smq, mq or cleaner policy instance.
  * @lock: protects everything below but @migrations_allowed.
- * @hotspot_block_size: sectors per hotspot block.
  * @hotspot_block_shift: log2 of the cache blocks per hotspot block.
  * @hotspot_level_jump: levels a hotspot entry climbs on a hit.
  * @es: the space of every entry: sentinels, hotspot, cache, in that order.
@@ -1186,7 +1184,6 @@ struct smq_policy {
 	dm_cblock_t cache_size;
 	sector_t cache_block_size;
 
-	sector_t hotspot_block_size;
 	unsigned int nr_hotspot_blocks;
 	unsigned int hotspot_block_shift;
 	unsigned int hotspot_level_jump;
@@ -2275,15 +2272,14 @@ static void calc_hotspot_params(struct smq_policy *mq, sector_t origin_size,
 {
 	u64 origin_blocks = div64_u64(origin_size, cache_block_size);
 	unsigned int nr = max(nr_cache_blocks / 16u, 1024u);
-	unsigned int per = 16u;
+	unsigned int shift = 4u;
 
 	/* a power of two: a miss finds its hotspot block by a shift */
-	while (per > 1u && (u64)per * nr > origin_blocks)
-		per /= 2u;
+	while (shift && ((u64)nr << shift) > origin_blocks)
+		shift--;
 
-	mq->hotspot_block_shift = ilog2(per);
-	mq->hotspot_block_size = cache_block_size * per;
-	mq->nr_hotspot_blocks = clamp_t(u64, div_u64(origin_blocks + per - 1, per), 1u, nr);
+	mq->hotspot_block_shift = shift;
+	mq->nr_hotspot_blocks = clamp_t(u64, (origin_blocks + (1u << shift) - 1u) >> shift, 1u, nr);
 }
 
 static unsigned int nr_background_work(unsigned int nr_cache_blocks)
