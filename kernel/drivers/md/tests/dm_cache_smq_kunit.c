@@ -437,6 +437,18 @@ static void smq_test_should_promote(struct kunit *test)
 	KUNIT_EXPECT_LT(test, (unsigned int)victim->level, NR_LEVELS / 2);
 }
 
+/* @n refused candidates come back, each matched by a remembered victim. */
+static void refusals_come_back(struct smq_ghosts *g, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		ghost_remember(g, 2000 + i, true);
+		ghost_remember(g, 5000 + i, false);
+		ghost_check(g, 5000 + i);
+	}
+}
+
 /*
  * Victims that come back make admission stricter, rejected candidates
  * that come back make it more eager; rejections are remembered only as
@@ -477,11 +489,7 @@ static void smq_test_ghosts(struct kunit *test)
 			sketch_add(&mq->sketch, i);
 	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4,
 						&victim));
-	for (i = 0; i < 1000; i++) {
-		ghost_remember(g, 2000 + i, true);
-		ghost_remember(g, 5000 + i, false);
-		ghost_check(g, 5000 + i);
-	}
+	refusals_come_back(g, 1000);
 	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX);
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4,
 					       &victim));
@@ -513,11 +521,7 @@ static void smq_test_payoff(struct kunit *test)
 		note_payoff(mq);
 	KUNIT_EXPECT_EQ(test, g->ceiling, BIAS_MAX_PAYING);
 
-	for (i = 0; i < 1000; i++) {
-		ghost_remember(g, 2000 + i, true);
-		ghost_remember(g, 5000 + i, false);
-		ghost_check(g, 5000 + i);
-	}
+	refusals_come_back(g, 1000);
 	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX_PAYING);
 
 	/* no hits over the next window: back to the usual ceiling */
