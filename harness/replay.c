@@ -23,7 +23,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: replay [options] TRACE|gen:SPEC ...\n"
-		"  --policies LIST       ours,tree,lru,opt (default: all four)\n"
+		"  --policies LIST       ours,tree,lru,opt (default: all four), and bound:\n"
+		"                        a floor under any policy's slow-device I/O\n"
 		"  --sizes LIST          cache sizes in %% of the footprint (default 1,5,10,25)\n"
 		"  --cache-blocks N      one cache size in blocks instead\n"
 		"  --cache-bytes N[KMGT] one cache size in bytes instead\n"
@@ -43,6 +44,25 @@ static void usage(FILE *f)
 		"  --memory N            print the policies' memory per block at N cache blocks\n"
 		"  --hot-below N         also print the hit ratio of blocks below N (the hot set)\n"
 		"  -v                    show the policies' kernel messages\n");
+}
+
+/* The floor under any policy's slow-device I/O, in a row of its own. */
+static int print_bound(const struct trace *t, const char *label, uint64_t cache_blocks,
+		       bool data)
+{
+	double bound;
+	int r = sim_slow_io_bound(t, cache_blocks, &bound);
+
+	if (r) {
+		fprintf(stderr, "replay: bound on %s: %s\n", t->name, strerror(-r));
+		return r;
+	}
+	if (data)
+		printf("BOUND %s %s %" PRIu64 " %.6f\n", t->name, label, cache_blocks, bound);
+	else
+		printf("%-8s %-6s %10" PRIu64 " %10s %10.4f\n", label, "bound", cache_blocks, "-",
+		       bound);
+	return 0;
 }
 
 static uint64_t parse_size(const char *s)
@@ -208,6 +228,12 @@ int main(int argc, char **argv)
 				double *hr = nr_windows ? calloc(nr_windows, sizeof(*hr)) : NULL;
 				uint64_t win = nr_windows ? t.nr_accesses / nr_windows : 1;
 
+				if (!strcmp(ptok, "bound")) {
+					r = print_bound(&t, label, cfg.cache_blocks, data);
+					if (r)
+						return 1;
+					continue;
+				}
 				cfg.policy = ptok;
 				r = sim_run_windows(&t, &cfg, win ? win : 1, hr, nr_windows, &st);
 				if (r) {

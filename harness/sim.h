@@ -74,6 +74,12 @@ int sim_run(const struct trace *t, const struct sim_config *cfg, struct sim_stat
 int sim_run_windows(const struct trace *t, const struct sim_config *cfg, uint64_t window,
 		    double *hit_ratios, size_t nr_windows, struct sim_stats *out);
 
+/*
+ * A lower bound on the slow-device I/O per access (misses + promotions)
+ * of any policy, however clairvoyant, that promotes a block only when it
+ * is accessed, with @cache_blocks blocks (bound.c).  0 or -errno.
+ */
+int sim_slow_io_bound(const struct trace *t, uint64_t cache_blocks, double *bound);
 
 /* Building traces (trace.c). */
 void trace_init(struct trace *t, const char *name);

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Tests of the harness itself, in TAP: LRU and OPT against hand-computed
- * traces, each trace reader against known records of the real files, the
- * generators, and both policies behind the shims.
+ * traces, the slow-I/O bound against exhaustive search, each trace reader
+ * against known records of the real files, the generators, and both
+ * policies behind the shims.
  *
  *   tests [TRACES_DIR]
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,6 +132,120 @@ static void test_lru_opt(void)
 	make_trace(&t, "ABC", true);
 	s = run(&t, "lru", 1);
 	is_u64(s.writebacks, 2, "LRU writes back evicted dirty blocks");
+	trace_free(&t);
+}
+
+/*
+ * The least misses + promotions of any plan that promotes a block only
+ * when it is accessed, by trying every one: @blocks distinct blocks (at
+ * most 8), each plan's cache a bitmask, evictions made only for room.
+ */
+static uint64_t exhaustive_slow_io(const struct trace *t, uint64_t cap)
+{
+	uint64_t cost[256], next[256], best = UINT64_MAX;
+	unsigned int m, v;
+	size_t i;
+
+	for (m = 0; m < 256; m++)
+		cost[m] = UINT64_MAX;
+	cost[0] = 0;
+	for (i = 0; i < t->nr_reqs; i++) {
+		unsigned int bit = 1u << t->reqs[i].block;
+		uint64_t copy = t->reqs[i].write && t->reqs[i].whole ? 0 : 1;
+
+		for (m = 0; m < 256; m++)
+			next[m] = UINT64_MAX;
+		for (m = 0; m < 256; m++) {
+			if (cost[m] == UINT64_MAX)
+				continue;
+			if (m & bit) {
+				next[m] = cost[m] < next[m] ? cost[m] : next[m];
+				continue;
+			}
+			next[m] = cost[m] + 1 < next[m] ? cost[m] + 1 : next[m];
+			for (v = 0; v < 8; v++) {
+				unsigned int room = (unsigned int)__builtin_popcount(m) < cap ? m :
+						    m & ~(1u << v);
+
+				if (room == m && (unsigned int)__builtin_popcount(m) >= cap)
+					continue;
+				if (next[room | bit] > cost[m] + 1 + copy)
+					next[room | bit] = cost[m] + 1 + copy;
+			}
+		}
+		memcpy(cost, next, sizeof(cost));
+	}
+	for (m = 0; m < 256; m++)
+		best = cost[m] < best ? cost[m] : best;
+	return best;
+}
+
+/* The bound in accesses' worth of slow I/O, not per access. */
+static double bound_total(const struct trace *t, uint64_t cap)
+{
+	double bound;
+
+	if (sim_slow_io_bound(t, cap, &bound))
+		return -1;
+	return bound * (double)t->nr_accesses;
+}
+
+static void test_bound(void)
+{
+	struct load_opts o = { .block_bytes = 4096, .rate = 1000, .volume = -1, .seed = 3,
+			       .gen_requests = 20000, .gen_blocks = 5000 };
+	const char *policies[] = { "ours", "tree", "lru", "opt" };
+	double worst_gap = 0, bound;
+	unsigned int seed = 1, i, k, above = 0;
+	int r;
+	struct trace t;
+	char s[24];
+	char err[256];
+
+	/* one copy buys three hits; a whole-block write costs no copy */
+	make_trace(&t, "AAAA", false);
+	bound = bound_total(&t, 1);
+	ok(fabs(bound - 2) < 1e-6, "bound on AAAA, 1 block: %.6f (want 2)", bound);
+	trace_free(&t);
+	make_trace(&t, "AAAA", true);
+	bound = bound_total(&t, 1);
+	ok(fabs(bound - 1) < 1e-6, "bound on whole-block writes AAAA: %.6f (want 1)",
+	   bound);
+	trace_free(&t);
+
+	/* never above the best plan, and close to it, on 300 small traces */
+	for (i = 0; i < 300; i++) {
+		uint64_t cap, exact;
+		size_t n;
+
+		seed = seed * 1103515245 + 12345;
+		n = 6 + (seed >> 16) % 18;
+		for (k = 0; k < n; k++) {
+			seed = seed * 1103515245 + 12345;
+			s[k] = 'A' + (seed >> 16) % (2 + i % 7);
+		}
+		s[n] = 0;
+		make_trace(&t, s, i % 5 == 0);
+		cap = 1 + i % 3;
+		exact = exhaustive_slow_io(&t, cap);
+		bound = bound_total(&t, cap);
+		above += bound > (double)exact + 1e-9;
+		worst_gap = fmax(worst_gap, (double)exact - bound);
+		trace_free(&t);
+	}
+	ok(!above, "bound never above the exhaustive optimum (%u of 300 were)", above);
+	ok(worst_gap < 0.5, "bound within half an I/O of the optimum (worst gap %.3f)", worst_gap);
+
+	/* and under every policy the harness plays, on a zipf trace */
+	ok(!trace_generate(&t, "zipf:1.0", &o, err, sizeof(err)), "zipf trace for the bound");
+	r = sim_slow_io_bound(&t, 250, &bound);
+	ok(!r && bound > 0, "bound at 250 blocks: %.4f", bound);
+	for (i = 0; i < 4; i++) {
+		struct sim_stats st = run(&t, policies[i], 250);
+
+		ok(bound <= sim_slow_io_per_access(&st), "bound %.4f under %s's %.4f", bound,
+		   policies[i], sim_slow_io_per_access(&st));
+	}
 	trace_free(&t);
 }
 
@@ -321,6 +437,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	test_lru_opt();
+	test_bound();
 	test_hot_set_counts();
 	test_readers();
 	test_malformed();

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A floor under the slow-device I/O of any policy, even one that knows
+ * the whole trace: how far below the tree's smq a policy can get at all.
+ *
+ * The model is the one sim.c counts in.  An access to a block the cache
+ * does not hold is a miss.  A block enters the cache only on an access
+ * to it (the promotion of the block just looked up, as both smqs work),
+ * and that costs a copy unless the access is a whole-block write, which
+ * the target turns into an overwrite.  A block is held from that access
+ * through its last hit, both included, and at no access are more than C
+ * blocks held.  Writebacks only add, so they are left out.
+ *
+ * Minimising misses + promotions under these rules is a min-cost flow,
+ * too large to solve at millions of accesses.  Its Lagrangian relaxation
+ * is cheap: charge a price for each access a block is held at, and drop
+ * the capacity.  Then every block is planned on its own, by a two-state
+ * recurrence along its accesses, and
+ *
+ *	sum over blocks of (its misses + promotions + prices charged)
+ *	- C * (sum of the prices over all accesses)
+ *
+ * is at most the cost of any plan that respects the capacity, for any
+ * non-negative prices.  We search one price for the whole trace by
+ * bisection, then a price per window of the trace by a subgradient
+ * method, and keep the best value met on the way.  With a price per
+ * access the best value would be the optimum itself (the flow's
+ * constraint matrix is totally unimodular); windows and a bounded search
+ * leave a gap, so the result is a floor, not the optimum.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashmap.h"
+#include "sim.h"
+
+#define NONE UINT64_MAX
+#define BISECT_STEPS 24
+#define NR_WINDOWS 64
+#define SUBGRADIENT_STEPS 48
+
+/* What the recurrence chose at an access, for walking a plan back. */
+#define IN_BY_HIT	0x1	/* held after it: was held before, a hit */
+#define OUT_BY_HIT	0x2	/* not held after it: a hit, then dropped */
+#define CAME_IN		0x4	/* before a miss, the cheaper state was "held" */
+#define FREE_COPY	0x8	/* a whole-block write: promoting it copies nothing */
+
+/**
+ * struct bound_ctx - a trace flattened for planning its blocks alone
+ * @n: block accesses
+ * @nr_ids: distinct blocks
+ * @id: per access, a dense number for its block
+ * @prev: per access, the previous access to the same block, or NONE
+ * @flags: per access, IN_BY_HIT ... FREE_COPY
+ * @held: per block, the cheapest cost so far ending with it held
+ * @out: per block, the same ending with it not held
+ * @last: per block, its last access
+ * @price: per window, the price of one block held for one access
+ * @base: per window, the sum of the prices of every access before it
+ * @window: accesses per window
+ * @nr_windows: windows
+ * @occupancy: per window, the sum over its accesses of the blocks held
+ * @cap: the cache's blocks
+ */
+struct bound_ctx {
+	uint64_t n;
+	uint32_t nr_ids;
+	uint32_t *id;
+	uint64_t *prev;
+	unsigned char *flags;
+	double *held, *out;
+	uint64_t *last;
+	double *price, *base;
+	uint64_t window, nr_windows;
+	double *occupancy;
+	uint64_t cap;
+};
+
+/* The sum of the prices of accesses [0, k). */
+static double price_before(const struct bound_ctx *c, uint64_t k)
+{
+	uint64_t w = k / c->window;
+
+	if (w >= c->nr_windows)
+		return c->base[c->nr_windows];
+	return c->base[w] + c->price[w] * (double)(k - w * c->window);
+}
+
+/* Holding a block over accesses [a, b). */
+static double prices(const struct bound_ctx *c, uint64_t a, uint64_t b)
+{
+	return price_before(c, b) - price_before(c, a);
+}
+
+static uint64_t window_len(const struct bound_ctx *c, uint64_t w)
+{
+	uint64_t end = (w + 1) * c->window;
+
+	return (end > c->n ? c->n : end) - w * c->window;
+}
+
+/* Charge holding a block over accesses [a, b) to their windows. */
+static void add_occupancy(struct bound_ctx *c, uint64_t a, uint64_t b)
+{
+	while (a < b) {
+		uint64_t w = a / c->window, end = (w + 1) * c->window;
+
+		if (end > b)
+			end = b;
+		c->occupancy[w] += (double)(end - a);
+		a = end;
+	}
+}
+
+/*
+ * Plan every block alone at the current prices; returns the relaxation's
+ * value, and leaves the plan's occupancy per window.
+ */
+static double plan(struct bound_ctx *c)
+{
+	double total = 0;
+	uint64_t k, w;
+	uint32_t i;
+
+	for (w = 0; w < c->nr_windows; w++)
+		c->base[w + 1] = c->base[w] + c->price[w] * (double)window_len(c, w);
+
+	for (k = 0; k < c->n; k++) {
+		uint32_t b = c->id[k];
+		unsigned char f = c->flags[k] & FREE_COPY;
+		double copy = (f ? 0 : 1) + prices(c, k, k + 1), hit, miss;
+
+		if (c->prev[k] == NONE) {
+			c->out[b] = 1;
+			c->held[b] = 1 + copy;
+			c->flags[k] = f;
+			continue;
+		}
+		hit = c->held[b] + prices(c, c->prev[k] + 1, k + 1);
+		if (c->held[b] < c->out[b])
+			f |= CAME_IN;
+		miss = fmin(c->held[b], c->out[b]) + 1;
+		if (hit <= miss + copy) {
+			c->held[b] = hit;
+			f |= IN_BY_HIT;
+		} else {
+			c->held[b] = miss + copy;
+		}
+		if (hit <= miss) {
+			c->out[b] = hit;
+			f |= OUT_BY_HIT;
+		} else {
+			c->out[b] = miss;
+		}
+		c->flags[k] = f;
+	}
+
+	/* walk each block's plan back from its last access */
+	memset(c->occupancy, 0, c->nr_windows * sizeof(*c->occupancy));
+	for (i = 0; i < c->nr_ids; i++) {
+		bool held = c->held[i] < c->out[i];
+
+		total += fmin(c->held[i], c->out[i]);
+		for (k = c->last[i]; ; k = c->prev[k]) {
+			unsigned char f = c->flags[k];
+			bool by_hit = held ? f & IN_BY_HIT : f & OUT_BY_HIT;
+
+			if (c->prev[k] != NONE && by_hit) {
+				add_occupancy(c, c->prev[k] + 1, k + 1);
+				held = true;
+				continue;
+			}
+			if (held)		/* promoted here */
+				add_occupancy(c, k, k + 1);
+			if (c->prev[k] == NONE)
+				break;
+			held = f & CAME_IN;
+		}
+	}
+	return total - (double)c->cap * c->base[c->nr_windows];
+}
+
+/* One price for the whole trace, by bisection on the plan's occupancy. */
+static double search_one_price(struct bound_ctx *c)
+{
+	double lo = 1e-12, hi = 1, best = 0;
+	int step;
+
+	c->nr_windows = 1;
+	c->window = c->n;
+	for (step = 0; step < BISECT_STEPS; step++) {
+		double value;
+
+		c->price[0] = sqrt(lo * hi);
+		value = plan(c);
+		best = fmax(best, value);
+		if (c->occupancy[0] > (double)c->cap * (double)c->n)
+			lo = c->price[0];
+		else
+			hi = c->price[0];
+	}
+	/* the windows start where the plan's occupancy meets the cache */
+	c->price[0] = sqrt(lo * hi);
+	return best;
+}
+
+/*
+ * A price per window: raise it where the plan holds more than the cache
+ * has room for, lower it where less.
+ */
+static double search_window_prices(struct bound_ctx *c, double best)
+{
+	/*
+	 * The price where the plan's occupancy meets the cache is ~0 when
+	 * the blocks fit on average but not at every moment.  Step at least
+	 * at the scale where holding a block for C accesses costs 0.3 of a
+	 * copy, or the windows' prices never climb to where they bind.
+	 */
+	double start = fmax(c->price[0], 0.3 / (double)c->cap);
+	uint64_t w;
+	int step;
+
+	c->nr_windows = c->n < NR_WINDOWS ? c->n : NR_WINDOWS;
+	c->window = (c->n + c->nr_windows - 1) / c->nr_windows;
+	c->nr_windows = (c->n + c->window - 1) / c->window;
+	for (w = 0; w < c->nr_windows; w++)
+		c->price[w] = start;
+	for (step = 0; step < SUBGRADIENT_STEPS; step++) {
+		double value = plan(c), rate = start / sqrt(1.0 + step);
+
+		best = fmax(best, value);
+		for (w = 0; w < c->nr_windows; w++) {
+			double excess = c->occupancy[w] / ((double)c->cap * window_len(c, w)) - 1;
+
+			c->price[w] = fmax(0, c->price[w] + rate * excess);
+		}
+	}
+	return best;
+}
+
+static void bound_free(struct bound_ctx *c)
+{
+	free(c->id);
+	free(c->prev);
+	free(c->flags);
+	free(c->held);
+	free(c->out);
+	free(c->last);
+	free(c->price);
+	free(c->base);
+	free(c->occupancy);
+}
+
+/* Number the blocks densely and link each access to the block's previous one. */
+static int flatten(struct bound_ctx *c, const struct trace *t)
+{
+	struct hashmap map;
+	uint64_t k = 0;
+	size_t i;
+	uint32_t b;
+
+	c->n = t->nr_accesses;
+	c->id = malloc(c->n * sizeof(*c->id));
+	c->prev = malloc(c->n * sizeof(*c->prev));
+	c->flags = malloc(c->n);
+	c->last = malloc(t->footprint * sizeof(*c->last));
+	c->held = malloc(t->footprint * sizeof(*c->held));
+	c->out = malloc(t->footprint * sizeof(*c->out));
+	c->price = malloc(NR_WINDOWS * sizeof(*c->price));
+	c->base = malloc((NR_WINDOWS + 1) * sizeof(*c->base));
+	c->occupancy = malloc(NR_WINDOWS * sizeof(*c->occupancy));
+	if (!c->id || !c->prev || !c->flags || !c->last || !c->held || !c->out || !c->price ||
+	    !c->base || !c->occupancy || hashmap_init(&map, t->footprint + 1))
+		return -ENOMEM;
+
+	c->base[0] = 0;
+	for (i = 0; i < t->nr_reqs; i++) {
+		const struct request *rq = &t->reqs[i];
+
+		for (b = 0; b < rq->nr_blocks; b++, k++) {
+			uint32_t *v = hashmap_find(&map, rq->block + b);
+
+			if (!v) {
+				hashmap_insert(&map, rq->block + b, c->nr_ids);
+				c->id[k] = c->nr_ids;
+				c->prev[k] = NONE;
+				c->nr_ids++;
+			} else {
+				c->id[k] = *v;
+				c->prev[k] = c->last[*v];
+			}
+			c->last[c->id[k]] = k;
+			c->flags[k] = rq->write && rq->whole ? FREE_COPY : 0;
+		}
+	}
+	hashmap_free(&map);
+	return 0;
+}
+
+int sim_slow_io_bound(const struct trace *t, uint64_t cache_blocks, double *bound)
+{
+	struct bound_ctx c = { .cap = cache_blocks };
+	double best;
+	int r;
+
+	*bound = 0;
+	if (!t->nr_accesses)
+		return 0;
+	r = flatten(&c, t);
+	if (!r) {
+		best = search_one_price(&c);
+		best = search_window_prices(&c, best);
+		*bound = best / (double)c.n;
+	}
+	bound_free(&c);
+	return r;
+}
