@@ -4,10 +4,11 @@
  * the whole trace: how far below the tree's smq a policy can get at all.
  *
  * The model is the one sim.c counts in.  An access to a block the cache
- * does not hold is a miss.  A block enters the cache only on an access
- * to it (the promotion of the block just looked up, as both smqs work),
- * and that costs a copy unless the access is a whole-block write, which
- * the target turns into an overwrite.  A block is held from that access
+ * does not hold is a miss, unless the block is promoted by it.  A block
+ * enters the cache only on an access to it (the promotion of the block
+ * just looked up, as both smqs work): a read costs a miss and a copy, a
+ * write covering the whole block costs nothing, as it fills the cache
+ * block itself (writeback mode).  A block is held from that access
  * through its last hit, both included, and at no access are more than C
  * blocks held.  Writebacks only add, so they are left out.
  *
@@ -24,9 +25,9 @@
  * non-negative prices.  We search one price for the whole trace by
  * bisection, then a price per window of the trace by a subgradient
  * method, and keep the best value met on the way.  With a price per
- * access the best value would be the optimum itself (the flow's
- * constraint matrix is totally unimodular); windows and a bounded search
- * leave a gap, so the result is a floor, not the optimum.
+ * access, the best value would be the optimum itself, as the linear
+ * relaxation of a network flow has integral optima; windows and a
+ * bounded search leave a gap, so the result is a floor, not the optimum.
  */
 #include <errno.h>
 #include <math.h>
@@ -36,7 +37,7 @@
 #include "hashmap.h"
 #include "sim.h"
 
-#define NONE UINT64_MAX
+#define NO_PREV UINT64_MAX
 #define BISECT_STEPS 24
 #define NR_WINDOWS 64
 #define SUBGRADIENT_STEPS 48
@@ -45,15 +46,15 @@
 #define IN_BY_HIT	0x1	/* held after it: was held before, a hit */
 #define OUT_BY_HIT	0x2	/* not held after it: a hit, then dropped */
 #define CAME_IN		0x4	/* before a miss, the cheaper state was "held" */
-#define FREE_COPY	0x8	/* a whole-block write: promoting it copies nothing */
+#define FILLS_BLOCK	0x8	/* a whole-block write: promoting it costs nothing */
 
 /**
  * struct bound_ctx - a trace flattened for planning its blocks alone
  * @n: block accesses
  * @nr_ids: distinct blocks
  * @id: per access, a dense number for its block
- * @prev: per access, the previous access to the same block, or NONE
- * @flags: per access, IN_BY_HIT ... FREE_COPY
+ * @prev: per access, the previous access to the same block, or NO_PREV
+ * @flags: per access, IN_BY_HIT ... FILLS_BLOCK
  * @held: per block, the cheapest cost so far ending with it held
  * @out: per block, the same ending with it not held
  * @last: per block, its last access
@@ -129,10 +130,11 @@ static double plan(struct bound_ctx *c)
 
 	for (k = 0; k < c->n; k++) {
 		uint32_t b = c->id[k];
-		unsigned char f = c->flags[k] & FREE_COPY;
-		double copy = (f ? 0 : 1) + prices(c, k, k + 1), hit, miss;
+		unsigned char f = c->flags[k] & FILLS_BLOCK;
+		/* promoting, over missing: a copy, or no miss for a fill */
+		double copy = (f ? -1 : 1) + prices(c, k, k + 1), hit, miss;
 
-		if (c->prev[k] == NONE) {
+		if (c->prev[k] == NO_PREV) {
 			c->out[b] = 1;
 			c->held[b] = 1 + copy;
 			c->flags[k] = f;
@@ -167,14 +169,14 @@ static double plan(struct bound_ctx *c)
 			unsigned char f = c->flags[k];
 			bool by_hit = held ? f & IN_BY_HIT : f & OUT_BY_HIT;
 
-			if (c->prev[k] != NONE && by_hit) {
+			if (c->prev[k] != NO_PREV && by_hit) {
 				add_occupancy(c, c->prev[k] + 1, k + 1);
 				held = true;
 				continue;
 			}
 			if (held)		/* promoted here */
 				add_occupancy(c, k, k + 1);
-			if (c->prev[k] == NONE)
+			if (c->prev[k] == NO_PREV)
 				break;
 			held = f & CAME_IN;
 		}
@@ -182,10 +184,14 @@ static double plan(struct bound_ctx *c)
 	return total - (double)c->cap * c->base[c->nr_windows];
 }
 
-/* One price for the whole trace, by bisection on the plan's occupancy. */
-static double search_one_price(struct bound_ctx *c)
+/*
+ * One price for the whole trace, by bisection on the plan's occupancy;
+ * @balance is left where that occupancy meets the cache.  Holding a block
+ * saves at most a miss and a copy, so no price above 2 binds.
+ */
+static double search_one_price(struct bound_ctx *c, double *balance)
 {
-	double lo = 1e-12, hi = 1, best = 0;
+	double lo = 1e-12, hi = 2, best = 0;
 	int step;
 
 	c->nr_windows = 1;
@@ -201,24 +207,24 @@ static double search_one_price(struct bound_ctx *c)
 		else
 			hi = c->price[0];
 	}
-	/* the windows start where the plan's occupancy meets the cache */
-	c->price[0] = sqrt(lo * hi);
+	*balance = sqrt(lo * hi);
 	return best;
 }
 
 /*
- * A price per window: raise it where the plan holds more than the cache
- * has room for, lower it where less.
+ * A price per window, from @balance: raise it where the plan holds more
+ * than the cache has room for, lower it where less.  Returns the best
+ * value met, @best if none was better.
  */
-static double search_window_prices(struct bound_ctx *c, double best)
+static double search_window_prices(struct bound_ctx *c, double balance, double best)
 {
 	/*
-	 * The price where the plan's occupancy meets the cache is ~0 when
-	 * the blocks fit on average but not at every moment.  Step at least
-	 * at the scale where holding a block for C accesses costs 0.3 of a
-	 * copy, or the windows' prices never climb to where they bind.
+	 * The balance is ~0 when the blocks fit on average but not at every
+	 * moment.  Step at least at the scale where holding a block for C
+	 * accesses costs 0.3 of a copy, or the windows' prices never climb
+	 * to where they bind.
 	 */
-	double start = fmax(c->price[0], 0.3 / (double)c->cap);
+	double start = fmax(balance, 0.3 / (double)c->cap);
 	uint64_t w;
 	int step;
 
@@ -272,8 +278,12 @@ static int flatten(struct bound_ctx *c, const struct trace *t)
 	c->base = malloc((NR_WINDOWS + 1) * sizeof(*c->base));
 	c->occupancy = malloc(NR_WINDOWS * sizeof(*c->occupancy));
 	if (!c->id || !c->prev || !c->flags || !c->last || !c->held || !c->out || !c->price ||
-	    !c->base || !c->occupancy || hashmap_init(&map, t->footprint + 1))
+	    !c->base || !c->occupancy)
 		return -ENOMEM;
+	if (hashmap_init(&map, t->footprint + 1)) {
+		hashmap_free(&map);
+		return -ENOMEM;
+	}
 
 	c->base[0] = 0;
 	for (i = 0; i < t->nr_reqs; i++) {
@@ -285,14 +295,14 @@ static int flatten(struct bound_ctx *c, const struct trace *t)
 			if (!v) {
 				hashmap_insert(&map, rq->block + b, c->nr_ids);
 				c->id[k] = c->nr_ids;
-				c->prev[k] = NONE;
+				c->prev[k] = NO_PREV;
 				c->nr_ids++;
 			} else {
 				c->id[k] = *v;
 				c->prev[k] = c->last[*v];
 			}
 			c->last[c->id[k]] = k;
-			c->flags[k] = rq->write && rq->whole ? FREE_COPY : 0;
+			c->flags[k] = rq->write && rq->whole ? FILLS_BLOCK : 0;
 		}
 	}
 	hashmap_free(&map);
@@ -302,16 +312,20 @@ static int flatten(struct bound_ctx *c, const struct trace *t)
 int sim_slow_io_bound(const struct trace *t, uint64_t cache_blocks, double *bound)
 {
 	struct bound_ctx c = { .cap = cache_blocks };
-	double best;
+	double best, balance;
 	int r;
 
 	*bound = 0;
 	if (!t->nr_accesses)
 		return 0;
+	if (!cache_blocks) {
+		*bound = 1;	/* every access misses */
+		return 0;
+	}
 	r = flatten(&c, t);
 	if (!r) {
-		best = search_one_price(&c);
-		best = search_window_prices(&c, best);
+		best = search_one_price(&c, &balance);
+		best = search_window_prices(&c, balance, best);
 		*bound = best / (double)c.n;
 	}
 	bound_free(&c);

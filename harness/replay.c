@@ -225,8 +225,8 @@ int main(int argc, char **argv)
 			plist = strdup(policies);
 			for (ptok = strtok_r(plist, ",", &psave); ptok; ptok = strtok_r(NULL, ",", &psave)) {
 				struct sim_stats st;
-				double *hr = nr_windows ? calloc(nr_windows, sizeof(*hr)) : NULL;
 				uint64_t win = nr_windows ? t.nr_accesses / nr_windows : 1;
+				double *hr;
 
 				if (!strcmp(ptok, "bound")) {
 					r = print_bound(&t, label, cfg.cache_blocks, data);
@@ -234,6 +234,7 @@ int main(int argc, char **argv)
 						return 1;
 					continue;
 				}
+				hr = nr_windows ? calloc(nr_windows, sizeof(*hr)) : NULL;
 				cfg.policy = ptok;
 				r = sim_run_windows(&t, &cfg, win ? win : 1, hr, nr_windows, &st);
 				if (r) {
