@@ -133,7 +133,7 @@ int main(int argc, char **argv)
 				.gen_requests = 2000000, .gen_blocks = 200000 };
 	struct sim_config cfg = { .block_sectors = 8, .mode = MODE_WRITEBACK,
 				  .migration_threshold = 2048, .copy_us = 1000, .tick_every = 1 };
-	char *policies = strdup("ours,tree,lru,opt"), *sizes = strdup("1,5,10,25");
+	const char *policies = "ours,tree,lru,opt", *sizes = "1,5,10,25";
 	uint64_t cache_blocks = 0, cache_bytes = 0, nr_windows = 0, memory_blocks = 0;
 	bool data = false;
 	int c, i;
