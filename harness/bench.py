@@ -200,7 +200,8 @@ def main():
     bounds = {}
     generated = set()
     for path, extra in traces:
-        # the floor only where the figures are: the real traces
+        # the floor takes seconds a trace: only for the real traces, the
+        # ones it is reported for
         real = not path.startswith('gen:')
         out = replay(extra + (['--policies', ','.join(POLICIES + ['bound'])] if real else [])
                      + [path])
