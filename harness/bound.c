@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A floor under the slow-device I/O of any policy, even one that knows
- * the whole trace: how far below the tree's smq a policy can get at all.
+ * the whole trace, and a plan that knows it and stays above that floor:
+ * the offline optimum lies between the two.
  *
  * The model is the one sim.c counts in.  An access to a block the cache
  * does not hold is a miss, unless the block is promoted by it.  A block
@@ -28,6 +29,12 @@
  * access, the best value would be the optimum itself, as the linear
  * relaxation of a network flow has integral optima; windows and a
  * bounded search leave a gap, so the result is a floor, not the optimum.
+ *
+ * Each relaxed plan also yields a real one: follow it in trace order and,
+ * where it would hold more than C blocks, drop the held block accessed
+ * again last, or skip the promotion if that is the block promoted
+ * (Belady's choice).  The cheapest such plan is an upper bound on the
+ * optimum, reached by a policy that knows the future.
  */
 #include <errno.h>
 #include <math.h>
@@ -38,6 +45,7 @@
 #include "sim.h"
 
 #define NO_PREV UINT64_MAX
+#define NO_NEXT UINT64_MAX
 #define BISECT_STEPS 24
 #define NR_WINDOWS 64
 #define SUBGRADIENT_STEPS 48
@@ -47,6 +55,7 @@
 #define OUT_BY_HIT	0x2	/* not held after it: a hit, then dropped */
 #define CAME_IN		0x4	/* before a miss, the cheaper state was "held" */
 #define FILLS_BLOCK	0x8	/* a whole-block write: promoting it costs nothing */
+#define KEEP		0x10	/* the plan holds the block after it */
 
 /**
  * struct bound_ctx - a trace flattened for planning its blocks alone
@@ -64,6 +73,12 @@
  * @nr_windows: windows
  * @occupancy: per window, the sum over its accesses of the blocks held
  * @cap: the cache's blocks
+ * @next: per access, the next access to the same block, or NO_NEXT
+ * @heap: the blocks a real plan holds, the one accessed again last first
+ * @heap_len: blocks in @heap
+ * @pos: per block, its place in @heap + 1, or 0 if not held
+ * @key: per block, its next access, while it is held
+ * @best_real: the cost of the cheapest real plan found
  */
 struct bound_ctx {
 	uint64_t n;
@@ -77,6 +92,12 @@ struct bound_ctx {
 	uint64_t window, nr_windows;
 	double *occupancy;
 	uint64_t cap;
+	uint64_t *next;
+	uint32_t *heap;
+	uint64_t heap_len;
+	uint64_t *pos;
+	uint64_t *key;
+	uint64_t best_real;
 };
 
 /* The sum of the prices of accesses [0, k). */
@@ -169,6 +190,9 @@ static double plan(struct bound_ctx *c)
 			unsigned char f = c->flags[k];
 			bool by_hit = held ? f & IN_BY_HIT : f & OUT_BY_HIT;
 
+			if (held)
+				c->flags[k] |= KEEP;
+
 			if (c->prev[k] != NO_PREV && by_hit) {
 				add_occupancy(c, c->prev[k] + 1, k + 1);
 				held = true;
@@ -182,6 +206,130 @@ static double plan(struct bound_ctx *c)
 		}
 	}
 	return total - (double)c->cap * c->base[c->nr_windows];
+}
+
+/*----------------------------------------------------------------*/
+
+/* A max-heap of the held blocks by next access, for Belady's choice. */
+static void heap_set(struct bound_ctx *c, uint64_t i, uint32_t b)
+{
+	c->heap[i] = b;
+	c->pos[b] = i + 1;
+}
+
+static void heap_up(struct bound_ctx *c, uint64_t i)
+{
+	uint32_t b = c->heap[i];
+
+	while (i && c->key[c->heap[(i - 1) / 2]] < c->key[b]) {
+		heap_set(c, i, c->heap[(i - 1) / 2]);
+		i = (i - 1) / 2;
+	}
+	heap_set(c, i, b);
+}
+
+static void heap_down(struct bound_ctx *c, uint64_t i)
+{
+	uint32_t b = c->heap[i];
+
+	for (;;) {
+		uint64_t child = 2 * i + 1;
+
+		if (child >= c->heap_len)
+			break;
+		if (child + 1 < c->heap_len && c->key[c->heap[child + 1]] > c->key[c->heap[child]])
+			child++;
+		if (c->key[c->heap[child]] <= c->key[b])
+			break;
+		heap_set(c, i, c->heap[child]);
+		i = child;
+	}
+	heap_set(c, i, b);
+}
+
+static void heap_insert(struct bound_ctx *c, uint32_t b, uint64_t key)
+{
+	c->key[b] = key;
+	c->heap[c->heap_len++] = b;
+	heap_up(c, c->heap_len - 1);
+}
+
+static void heap_remove(struct bound_ctx *c, uint32_t b)
+{
+	uint64_t i = c->pos[b] - 1;
+	uint32_t last = c->heap[--c->heap_len];
+
+	c->pos[b] = 0;
+	if (i == c->heap_len)
+		return;
+	heap_set(c, i, last);
+	heap_up(c, i);
+	heap_down(c, c->pos[last] - 1);
+}
+
+static void heap_rekey(struct bound_ctx *c, uint32_t b, uint64_t key)
+{
+	uint64_t old = c->key[b];
+
+	c->key[b] = key;
+	if (key > old)
+		heap_up(c, c->pos[b] - 1);
+	else
+		heap_down(c, c->pos[b] - 1);
+}
+
+/*
+ * The relaxed plan made real: misses + copies of following it in trace
+ * order within C blocks.  A promotion into a full cache drops the held
+ * block accessed again last, unless that is the one being promoted; a
+ * filling write that nothing follows holds its block at that access only.
+ */
+static uint64_t follow_plan(struct bound_ctx *c)
+{
+	uint64_t cost = 0, k;
+
+	c->heap_len = 0;
+	memset(c->pos, 0, c->nr_ids * sizeof(*c->pos));
+	for (k = 0; k < c->n; k++) {
+		uint32_t b = c->id[k];
+		bool keep = c->flags[k] & KEEP;
+
+		if (c->pos[b]) {
+			if (keep && c->next[k] != NO_NEXT)
+				heap_rekey(c, b, c->next[k]);
+			else
+				heap_remove(c, b);
+			continue;
+		}
+		if (!keep) {
+			cost++;
+			continue;
+		}
+		if (c->heap_len == c->cap) {
+			uint32_t far = c->heap[0];
+
+			if (c->key[far] <= c->next[k]) {
+				cost++;
+				continue;
+			}
+			heap_remove(c, far);
+		}
+		cost += c->flags[k] & FILLS_BLOCK ? 0 : 2;
+		if (c->next[k] != NO_NEXT)
+			heap_insert(c, b, c->next[k]);
+	}
+	return cost;
+}
+
+/* Plan at the current prices; keep the real plan it yields if cheaper. */
+static double plan_both(struct bound_ctx *c)
+{
+	double value = plan(c);
+	uint64_t real = follow_plan(c);
+
+	if (real < c->best_real)
+		c->best_real = real;
+	return value;
 }
 
 /*
@@ -200,7 +348,7 @@ static double search_one_price(struct bound_ctx *c, double *balance)
 		double value;
 
 		c->price[0] = sqrt(lo * hi);
-		value = plan(c);
+		value = plan_both(c);
 		best = fmax(best, value);
 		if (c->occupancy[0] > (double)c->cap * (double)c->n)
 			lo = c->price[0];
@@ -234,7 +382,7 @@ static double search_window_prices(struct bound_ctx *c, double balance, double b
 	for (w = 0; w < c->nr_windows; w++)
 		c->price[w] = start;
 	for (step = 0; step < SUBGRADIENT_STEPS; step++) {
-		double value = plan(c), rate = start / sqrt(1.0 + step);
+		double value = plan_both(c), rate = start / sqrt(1.0 + step);
 
 		best = fmax(best, value);
 		for (w = 0; w < c->nr_windows; w++) {
@@ -257,6 +405,10 @@ static void bound_free(struct bound_ctx *c)
 	free(c->price);
 	free(c->base);
 	free(c->occupancy);
+	free(c->next);
+	free(c->heap);
+	free(c->pos);
+	free(c->key);
 }
 
 /* Number the blocks densely and link each access to the block's previous one. */
@@ -277,8 +429,12 @@ static int flatten(struct bound_ctx *c, const struct trace *t)
 	c->price = malloc(NR_WINDOWS * sizeof(*c->price));
 	c->base = malloc((NR_WINDOWS + 1) * sizeof(*c->base));
 	c->occupancy = malloc(NR_WINDOWS * sizeof(*c->occupancy));
+	c->next = malloc(c->n * sizeof(*c->next));
+	c->heap = malloc(t->footprint * sizeof(*c->heap));
+	c->pos = malloc(t->footprint * sizeof(*c->pos));
+	c->key = malloc(t->footprint * sizeof(*c->key));
 	if (!c->id || !c->prev || !c->flags || !c->last || !c->held || !c->out || !c->price ||
-	    !c->base || !c->occupancy)
+	    !c->base || !c->occupancy || !c->next || !c->heap || !c->pos || !c->key)
 		return -ENOMEM;
 	if (hashmap_init(&map, t->footprint + 1)) {
 		hashmap_free(&map);
@@ -300,7 +456,9 @@ static int flatten(struct bound_ctx *c, const struct trace *t)
 			} else {
 				c->id[k] = *v;
 				c->prev[k] = c->last[*v];
+				c->next[c->prev[k]] = k;
 			}
+			c->next[k] = NO_NEXT;
 			c->last[c->id[k]] = k;
 			c->flags[k] = rq->write && rq->whole ? FILLS_BLOCK : 0;
 		}
@@ -309,24 +467,29 @@ static int flatten(struct bound_ctx *c, const struct trace *t)
 	return 0;
 }
 
-int sim_slow_io_bound(const struct trace *t, uint64_t cache_blocks, double *bound)
+int sim_slow_io_bound(const struct trace *t, uint64_t cache_blocks, double *lower,
+		      double *upper)
 {
 	struct bound_ctx c = { .cap = cache_blocks };
 	double best, balance;
 	int r;
 
-	*bound = 0;
+	*lower = 0;
+	*upper = 0;
 	if (!t->nr_accesses)
 		return 0;
 	if (!cache_blocks) {
-		*bound = 1;	/* every access misses */
+		*lower = 1;	/* every access misses */
+		*upper = 1;
 		return 0;
 	}
 	r = flatten(&c, t);
 	if (!r) {
+		c.best_real = c.n;	/* promoting nothing: every access a miss */
 		best = search_one_price(&c, &balance);
 		best = search_window_prices(&c, balance, best);
-		*bound = best / (double)c.n;
+		*lower = best / (double)c.n;
+		*upper = (double)c.best_real / (double)c.n;
 	}
 	bound_free(&c);
 	return r;

@@ -24,7 +24,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: replay [options] TRACE|gen:SPEC ...\n"
 		"  --policies LIST       ours,tree,lru,opt (default: all four), and bound:\n"
-		"                        a floor under any policy's slow-device I/O\n"
+		"                        a floor under any policy's slow-device I/O, and\n"
+		"                        the cost of the best clairvoyant plan found\n"
 		"  --sizes LIST          cache sizes in %% of the footprint (default 1,5,10,25)\n"
 		"  --cache-blocks N      one cache size in blocks instead\n"
 		"  --cache-bytes N[KMGT] one cache size in bytes instead\n"
@@ -46,22 +47,27 @@ static void usage(FILE *f)
 		"  -v                    show the policies' kernel messages\n");
 }
 
-/* The floor under any policy's slow-device I/O, in a row of its own. */
+/*
+ * The floor under any policy's slow-device I/O and the cost of the best
+ * clairvoyant plan found, in rows of their own.
+ */
 static int print_bound(const struct trace *t, const char *label, uint64_t cache_blocks,
 		       bool data)
 {
-	double bound;
-	int r = sim_slow_io_bound(t, cache_blocks, &bound);
+	double lower, upper;
+	int r = sim_slow_io_bound(t, cache_blocks, &lower, &upper);
 
 	if (r) {
 		fprintf(stderr, "replay: bound on %s: %s\n", t->name, strerror(-r));
 		return r;
 	}
-	if (data)
-		printf("BOUND %s %s %" PRIu64 " %.6f\n", t->name, label, cache_blocks, bound);
-	else
-		printf("%-8s %-6s %10" PRIu64 " %10s %10.4f\n", label, "bound", cache_blocks, "-",
-		       bound);
+	if (data) {
+		printf("BOUND %s %s %" PRIu64 " %.6f %.6f\n", t->name, label, cache_blocks, lower,
+		       upper);
+		return 0;
+	}
+	printf("%-8s %-6s %10" PRIu64 " %10s %10.4f\n", label, "bound", cache_blocks, "-", lower);
+	printf("%-8s %-6s %10" PRIu64 " %10s %10.4f\n", label, "plan", cache_blocks, "-", upper);
 	return 0;
 }
 

@@ -75,11 +75,13 @@ int sim_run_windows(const struct trace *t, const struct sim_config *cfg, uint64_
 		    double *hit_ratios, size_t nr_windows, struct sim_stats *out);
 
 /*
- * A lower bound on the slow-device I/O per access (misses + promotions)
- * of any policy, however clairvoyant, that promotes a block only when it
- * is accessed, with @cache_blocks blocks (bound.c).  0 or -errno.
+ * The slow-device I/O per access (misses + promotions) of the best policy
+ * that promotes a block only when it is accessed, with @cache_blocks
+ * blocks, bracketed (bound.c): no policy, however clairvoyant, gets below
+ * @lower; one that knows the future gets @upper.  0 or -errno.
  */
-int sim_slow_io_bound(const struct trace *t, uint64_t cache_blocks, double *bound);
+int sim_slow_io_bound(const struct trace *t, uint64_t cache_blocks, double *lower,
+		      double *upper);
 
 /* Building traces (trace.c). */
 void trace_init(struct trace *t, const char *name);

@@ -190,14 +190,15 @@ static uint64_t exhaustive_slow_io(const struct trace *t, uint64_t cap)
 	return best;
 }
 
-/* The bound in accesses' worth of slow I/O, not per access. */
-static double bound_total(const struct trace *t, uint64_t cap)
+/* The floor and the plan's cost in accesses' worth of slow I/O, not per access. */
+static double bound_total(const struct trace *t, uint64_t cap, double *upper)
 {
-	double bound;
+	double lower;
 
-	if (sim_slow_io_bound(t, cap, &bound))
+	if (sim_slow_io_bound(t, cap, &lower, upper))
 		return -1;
-	return bound * (double)t->nr_accesses;
+	*upper *= (double)t->nr_accesses;
+	return lower * (double)t->nr_accesses;
 }
 
 /* What the bound covers, of what a policy did: misses + promotions. */
@@ -213,25 +214,29 @@ static void test_bound(void)
 	struct load_opts o = { .block_bytes = 4096, .rate = 1000, .volume = -1, .seed = 3,
 			       .gen_requests = 20000, .gen_blocks = 5000 };
 	const char *policies[] = { "ours", "tree", "lru", "opt" };
-	unsigned int seed = 1, i, k, p, above = 0, under = 0;
-	double worst_gap = 0, bound;
+	unsigned int seed = 1, i, k, p, above = 0, under = 0, plan_below = 0, plan_over = 0, plan_exact = 0;
+	double worst_gap = 0, worst_plan = 0, bound, plan;
 	struct trace t;
 	char err[256];
 	int r;
 
 	/* one copy buys three hits; a whole-block write fills the block */
 	make_trace(&t, "AAAA", false);
-	bound = bound_total(&t, 1);
+	bound = bound_total(&t, 1, &plan);
 	ok(fabs(bound - 2) < 1e-6, "bound on AAAA, 1 block: %.6f (want 2)", bound);
+	ok(fabs(plan - 2) < 1e-6, "plan on AAAA, 1 block: %.6f (want 2)", plan);
 	trace_free(&t);
 	make_trace(&t, "AAAA", true);
-	bound = bound_total(&t, 1);
+	bound = bound_total(&t, 1, &plan);
 	ok(fabs(bound) < 1e-6, "bound on whole-block writes AAAA: %.6f (want 0)", bound);
+	ok(fabs(plan) < 1e-6, "plan on whole-block writes AAAA: %.6f (want 0)", plan);
 	trace_free(&t);
 
 	/*
-	 * On 300 small traces, reads and whole-block writes mixed: never
-	 * above the best plan, close to it, and under every policy.
+	 * On 300 small traces, reads and whole-block writes mixed: the floor
+	 * never above the best plan, close to it, and under every policy;
+	 * the plan found never below the best (it is a real plan), never
+	 * worse than promoting nothing, and close to the best.
 	 */
 	for (i = 0; i < 300; i++) {
 		uint64_t cap = 1 + i % 3, exact;
@@ -246,9 +251,13 @@ static void test_bound(void)
 		}
 		trace_finish(&t);
 		exact = exhaustive_slow_io(&t, cap);
-		bound = bound_total(&t, cap);
+		bound = bound_total(&t, cap, &plan);
 		above += bound > (double)exact + 1e-9;
 		worst_gap = fmax(worst_gap, (double)exact - bound);
+		plan_below += plan < (double)exact - 1e-9;
+		plan_over += plan > (double)t.nr_accesses + 1e-9;
+		worst_plan = fmax(worst_plan, plan - (double)exact);
+		plan_exact += plan < (double)exact + 1e-9;
 		for (p = 0; p < 4; p++)
 			under += bound <= (double)misses_and_promotions(&t, policies[p], cap) + 1e-9;
 		trace_free(&t);
@@ -256,11 +265,16 @@ static void test_bound(void)
 	ok(!above, "bound never above the exhaustive optimum (%u of 300 were)", above);
 	ok(worst_gap < 1, "bound within one I/O of the optimum (worst gap %.3f)", worst_gap);
 	ok(under == 4 * 300, "bound under every policy on them (%u of 1200)", under);
+	ok(!plan_below, "plan never below the exhaustive optimum (%u of 300 were)", plan_below);
+	ok(!plan_over, "plan never worse than promoting nothing (%u of 300 were)", plan_over);
+	ok(worst_plan <= 3 && plan_exact >= 240,
+	   "plan optimal on %u of 300, within %.0f I/Os of the optimum on all", plan_exact,
+	   worst_plan);
 
 	/* and on a zipf trace */
 	ok(!trace_generate(&t, "zipf:1.0", &o, err, sizeof(err)), "zipf trace for the bound");
-	r = sim_slow_io_bound(&t, 250, &bound);
-	ok(!r && bound > 0, "bound at 250 blocks: %.4f", bound);
+	r = sim_slow_io_bound(&t, 250, &bound, &plan);
+	ok(!r && bound > 0 && bound <= plan, "bound at 250 blocks: %.4f, plan %.4f", bound, plan);
 	for (p = 0; p < 4; p++) {
 		double cost = (double)misses_and_promotions(&t, policies[p], 250) / t.nr_accesses;
 
