@@ -57,7 +57,7 @@ def parse_data(text):
             rows.append(dict(trace=f[1], size=f[2], policy=f[3], blocks=int(f[4]),
                              miss=float(f[5]), slow=float(f[6]), promotions=int(f[7]),
                              demotions=int(f[8]), writebacks=int(f[9]), bytes=int(f[10]),
-                             lookups=int(f[11])))
+                             lookups=int(f[11]), unused=int(f[12])))
     return rows
 
 
@@ -69,16 +69,17 @@ def geomean(xs):
 def table(rows, title, bounds=None):
     lines = ['### ' + title, '',
              '| size | policy | cache blocks | miss ratio | slow I/O per access | promotions |'
-             ' demotions | writebacks |',
-             '|---|---|---:|---:|---:|---:|---:|---:|']
+             ' demotions | demoted unhit | writebacks |',
+             '|---|---|---:|---:|---:|---:|---:|---:|---:|']
     for r in rows:
-        lines.append('| %s | %s | %d | %.4f | %.4f | %d | %d | %d |' % (
+        lines.append('| %s | %s | %d | %.4f | %.4f | %d | %d | %d | %d |' % (
             r['size'], r['policy'], r['blocks'], r['miss'], r['slow'], r['promotions'],
-            r['demotions'], r['writebacks']))
+            r['demotions'], r['unused'], r['writebacks']))
         bound = (bounds or {}).get((r['trace'], r['size']))
         if bound is not None and r['policy'] == POLICIES[-1]:
-            lines.append('| %s | floor | %d | | %.4f | | | |' % (r['size'], r['blocks'], bound[0]))
-            lines.append('| %s | clairvoyant plan | %d | | %.4f | | | |' %
+            lines.append('| %s | floor | %d | | %.4f | | | | |' %
+                         (r['size'], r['blocks'], bound[0]))
+            lines.append('| %s | clairvoyant plan | %d | | %.4f | | | | |' %
                          (r['size'], r['blocks'], bound[1]))
     return '\n'.join(lines) + '\n'
 
@@ -223,7 +224,8 @@ def main():
         report.append('![%s](%s)\n' % (name, os.path.basename(plot(rows, name, a.out))))
         for r in rows:
             for metric, key in (('miss_ratio', 'miss'), ('slow_io_per_access', 'slow'),
-                                ('promotions', 'promotions')):
+                                ('promotions', 'promotions'),
+                                ('demoted_unhit', 'unused')):
                 results.append(('%s.%s.%s.%s' % (name, r['size'], r['policy'], metric), r[key]))
 
     # cloudPhysicsIO at lvm's default cache chunk

@@ -208,8 +208,8 @@ int main(int argc, char **argv)
 		       " blocks, origin %" PRIu64 " blocks%s\n", t.name, t.nr_reqs, t.nr_accesses,
 		       t.footprint, t.max_block + 1, t.has_time ? ", timed" : "");
 		if (!data)
-			printf("%-8s %-6s %10s %10s %10s %10s %10s %10s\n", "size", "policy", "blocks",
-			       "miss", "slow_io", "promote", "demote", "writeback");
+			printf("%-8s %-6s %10s %10s %10s %10s %10s %10s %10s\n", "size", "policy",
+			       "blocks", "miss", "slow_io", "promote", "demote", "writeback", "unused");
 
 		list = strdup(cache_blocks || cache_bytes ? "x" : sizes);
 		for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -249,15 +249,17 @@ int main(int argc, char **argv)
 				}
 				if (data)
 					printf("DATA %s %s %s %" PRIu64 " %.6f %.6f %" PRIu64 " %" PRIu64
-					       " %" PRIu64 " %zu %" PRIu64 "\n", t.name, label, ptok,
-					       cfg.cache_blocks, sim_miss_ratio(&st),
+					       " %" PRIu64 " %zu %" PRIu64 " %" PRIu64 "\n", t.name, label,
+					       ptok, cfg.cache_blocks, sim_miss_ratio(&st),
 					       sim_slow_io_per_access(&st), st.promotions, st.demotions,
-					       st.writebacks, st.policy_bytes, st.lookups);
+					       st.writebacks, st.policy_bytes, st.lookups,
+					       st.unused_promotions);
 				else
 					printf("%-8s %-6s %10" PRIu64 " %10.4f %10.4f %10" PRIu64 " %10" PRIu64
-					       " %10" PRIu64 "\n", label, ptok, cfg.cache_blocks,
+					       " %10" PRIu64 " %10" PRIu64 "\n", label, ptok, cfg.cache_blocks,
 					       sim_miss_ratio(&st), sim_slow_io_per_access(&st),
-					       st.promotions, st.demotions, st.writebacks);
+					       st.promotions, st.demotions, st.writebacks,
+					       st.unused_promotions);
 				if (cfg.hot_below)
 					printf("HOT %s %s %s %" PRIu64 " %.6f\n", t.name, label, ptok,
 					       st.hot_accesses,

@@ -40,6 +40,7 @@ struct core {
 	const struct sim_config *cfg;
 	struct dm_cache_policy *p;
 	unsigned char *dirty;		/* the target's dirty bitset, a byte each */
+	unsigned char *unhit;		/* promoted and not hit since, a byte each */
 	uint64_t last_io_us;
 	uint64_t next_waker_us;
 	unsigned int reqs_since_tick;
@@ -81,6 +82,8 @@ static void complete_work(struct core *c, struct policy_work *op, bool overwrite
 	switch (op->op) {
 	case POLICY_PROMOTE:
 		policy_complete_background_work(c->p, op, true);
+		/* A write that fills the block cost no copy: nothing to repay. */
+		c->unhit[from_cblock(cb)] = !overwrite;
 		if (overwrite) {
 			force_set_dirty(c, cb);
 		} else {
@@ -90,6 +93,8 @@ static void complete_work(struct core *c, struct policy_work *op, bool overwrite
 		break;
 	case POLICY_DEMOTE:
 		c->st->demotions++;
+		c->st->unused_promotions += c->unhit[from_cblock(cb)];
+		c->unhit[from_cblock(cb)] = 0;
 		/* A dirty block is written back as it is demoted. */
 		if (c->dirty[from_cblock(cb)])
 			c->st->writebacks++;
@@ -167,6 +172,7 @@ static void map_block(struct core *c, dm_oblock_t ob, bool write, bool whole)
 		else
 			c->st->read_misses++;
 	} else if (r == 0) {
+		c->unhit[from_cblock(cb)] = 0;
 		if (write) {
 			c->st->write_hits++;
 			if (c->cfg->mode == MODE_WRITEBACK && !c->dirty[from_cblock(cb)]) {
@@ -202,7 +208,8 @@ static int run_policy(const struct trace *t, const struct sim_config *cfg,
 		return -ENOMEM;
 	st->policy_bytes = harness_bytes_live - before;
 	c.dirty = calloc(cfg->cache_blocks + 1, 1);
-	if (!c.dirty)
+	c.unhit = calloc(cfg->cache_blocks + 1, 1);
+	if (!c.dirty || !c.unhit)
 		return -ENOMEM;
 	c.next_waker_us = US_PER_S;
 
@@ -234,6 +241,7 @@ static int run_policy(const struct trace *t, const struct sim_config *cfg,
 	/* The target writes back what is dirty only when idle: not counted. */
 	dm_cache_policy_destroy(c.p);
 	free(c.dirty);
+	free(c.unhit);
 	return 0;
 }
 
@@ -247,7 +255,7 @@ static int run_lru(const struct trace *t, const struct sim_config *cfg, struct s
 	uint32_t *prev, *next, head = UINT32_MAX, tail = UINT32_MAX, n = 0, slot;
 	uint64_t *blk, w_hits = 0, w_acc = 0;
 	uint64_t cap = cfg->cache_blocks;
-	unsigned char *dirty;
+	unsigned char *dirty, *unhit;
 	size_t i, w = 0;
 	uint32_t b;
 
@@ -257,7 +265,8 @@ static int run_lru(const struct trace *t, const struct sim_config *cfg, struct s
 	next = calloc(cap + 1, sizeof(*next));
 	blk = calloc(cap + 1, sizeof(*blk));
 	dirty = calloc(cap + 1, 1);
-	if (!prev || !next || !blk || !dirty)
+	unhit = calloc(cap + 1, 1);
+	if (!prev || !next || !blk || !dirty || !unhit)
 		return -ENOMEM;
 
 	for (i = 0; i < t->nr_reqs; i++) {
@@ -282,6 +291,7 @@ static int run_lru(const struct trace *t, const struct sim_config *cfg, struct s
 					prev[next[slot]] = prev[slot];
 				else
 					tail = prev[slot];
+				unhit[slot] = 0;
 				w_hits++;
 				if (rq->write)
 					st->write_hits++;
@@ -306,11 +316,13 @@ static int run_lru(const struct trace *t, const struct sim_config *cfg, struct s
 						tail = UINT32_MAX;
 					hashmap_remove(&map, blk[slot]);
 					st->demotions++;
+					st->unused_promotions += unhit[slot];
 					if (dirty[slot])
 						st->writebacks++;
 				}
 				blk[slot] = block;
 				dirty[slot] = 0;
+				unhit[slot] = 1;
 				hashmap_insert(&map, block, slot);
 			}
 			if (rq->write && cfg->mode == MODE_WRITEBACK)
@@ -337,6 +349,7 @@ static int run_lru(const struct trace *t, const struct sim_config *cfg, struct s
 	free(next);
 	free(blk);
 	free(dirty);
+	free(unhit);
 	return 0;
 }
 
@@ -406,7 +419,7 @@ static int run_opt(const struct trace *t, const struct sim_config *cfg, struct s
 	size_t heap_n = 0, i, w = 0;
 	struct hashmap map;
 	uint32_t nr_ids = 0, b;
-	unsigned char *dirty;
+	unsigned char *dirty, *unhit;
 
 	if (!ids || !next_use || hashmap_init(&map, t->footprint + 1))
 		return -ENOMEM;
@@ -428,8 +441,9 @@ static int run_opt(const struct trace *t, const struct sim_config *cfg, struct s
 	last_seen = malloc(nr_ids * sizeof(*last_seen));
 	cached_next = calloc(nr_ids, sizeof(*cached_next));
 	dirty = calloc(nr_ids, 1);
+	unhit = calloc(nr_ids, 1);
 	heap = malloc((n + 1) * sizeof(*heap));
-	if (!last_seen || !cached_next || !heap || !dirty)
+	if (!last_seen || !cached_next || !heap || !dirty || !unhit)
 		return -ENOMEM;
 	for (i = 0; i < nr_ids; i++)
 		last_seen[i] = never;
@@ -450,6 +464,7 @@ static int run_opt(const struct trace *t, const struct sim_config *cfg, struct s
 			w_acc++;
 			count_hot(cfg, st, rq->block + b, cached_next[id]);
 			if (cached_next[id]) {
+				unhit[id] = 0;
 				w_hits++;
 				if (rq->write)
 					st->write_hits++;
@@ -475,12 +490,14 @@ static int run_opt(const struct trace *t, const struct sim_config *cfg, struct s
 					top = heap_pop(heap, &heap_n);
 					cached_next[top.id] = 0;
 					st->demotions++;
+					st->unused_promotions += unhit[top.id];
 					if (dirty[top.id])
 						st->writebacks++;
 					dirty[top.id] = 0;
 					in_cache--;
 				}
 				st->promotions++;
+				unhit[id] = 1;
 				in_cache++;
 				cached_next[id] = nu + 1;
 				heap_push(heap, &heap_n, (struct heap_item){ nu + 1, id });
@@ -502,6 +519,7 @@ static int run_opt(const struct trace *t, const struct sim_config *cfg, struct s
 	free(cached_next);
 	free(heap);
 	free(dirty);
+	free(unhit);
 	return 0;
 }
 

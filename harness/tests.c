@@ -109,11 +109,13 @@ static void test_lru_opt(void)
 	is_u64(s.read_hits, 1, "LRU hits on ABACBA, 2 blocks");
 	is_u64(s.promotions, 5, "LRU promotes every miss");
 	is_u64(s.demotions, 3, "LRU evictions");
+	is_u64(s.unused_promotions, 2, "LRU demotes B and C unhit, A after its hit");
 	/* OPT keeps A and B and bypasses C, which is never used again */
 	s = run(&t, "opt", 2);
 	is_u64(s.read_hits, 3, "OPT hits on ABACBA, 2 blocks");
 	is_u64(s.promotions, 2, "OPT admissions");
 	is_u64(s.demotions, 0, "OPT evictions");
+	is_u64(s.unused_promotions, 0, "OPT demotes nothing unhit");
 	trace_free(&t);
 
 	/*
@@ -125,6 +127,8 @@ static void test_lru_opt(void)
 	s = run(&t, "opt", 3);
 	is_u64(sim_misses(&s), 8, "OPT misses on the textbook string, 3 blocks");
 	is_u64(s.promotions, 6, "OPT admissions on it");
+	is_u64(s.demotions, 3, "OPT evicts 7, 1 and 3");
+	is_u64(s.unused_promotions, 2, "7 and 1 before any hit");
 	s = run(&t, "lru", 3);
 	is_u64(sim_misses(&s), 12, "LRU misses on the same string");
 	trace_free(&t);
@@ -464,6 +468,45 @@ static void test_policies(void)
 	   harness_bytes_live);
 }
 
+/*
+ * A promotion that bought no hit before its block left, counted by the
+ * model for the kernel policies too: ours admits A on its second lookup
+ * and lets B take its one block once B is clearly the more looked up.
+ */
+static void test_unused_promotions(void)
+{
+	struct trace t;
+	struct sim_stats s;
+	unsigned int i;
+
+	make_trace(&t, "AABBBBBB", false);
+	s = run(&t, "ours", 1);
+	is_u64(s.promotions, 2, "ours promotes A, then B");
+	is_u64(s.demotions, 1, "ours demotes A for B");
+	is_u64(s.unused_promotions, 1, "A left unhit");
+	trace_free(&t);
+
+	make_trace(&t, "AAABBBBBB", false);
+	s = run(&t, "ours", 1);
+	is_u64(s.demotions, 1, "ours demotes A for B");
+	is_u64(s.unused_promotions, 0, "A left after a hit");
+	trace_free(&t);
+
+	/*
+	 * A whole-block write fills its block at no cost: nothing to repay.
+	 * Written back while the device idles, it is then demoted for B.
+	 */
+	trace_init(&t, "write");
+	trace_add(&t, 0, 1, true, true, 0);
+	for (i = 0; i < 6; i++)
+		trace_add(&t, 1, 1, false, false, 3000000 + i * 1000);
+	trace_finish(&t);
+	s = run(&t, "ours", 1);
+	is_u64(s.demotions, 1, "ours demotes the written A for B");
+	is_u64(s.unused_promotions, 0, "a filling write is no promotion to repay");
+	trace_free(&t);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -473,6 +516,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	test_lru_opt();
+	test_unused_promotions();
 	test_bound();
 	test_hot_set_counts();
 	test_readers();
