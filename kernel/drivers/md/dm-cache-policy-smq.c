@@ -80,6 +80,9 @@
  * @invalidated: the mapping was dropped while work was pending; free the
  *	entry once that work completes.
  * @hashed: the entry is in its hash table.
+ * @contested: the block won its cache block from a victim (it was
+ *	promoted into a full cache).
+ * @hit: the block was looked up since it was promoted.
  * @oblock: origin block, or hotspot block number for a hotspot entry.
  *
  * Entries are addressed by their index in one array, so that a link costs
@@ -97,6 +100,8 @@ struct smq_entry {
 	u32 invalidated:1;
 	u32 hashed:1;
 	u32 next:SMQ_INDEX_BITS;
+	u32 contested:1;
+	u32 hit:1;
 	u32 oblock;
 };
 
@@ -961,6 +966,8 @@ static void init_entry(struct smq_entry *e)
 	e->pending_work = false;
 	e->invalidated = false;
 	e->hashed = false;
+	e->contested = false;
+	e->hit = false;
 	e->allocated = true;
 }
 
@@ -1042,6 +1049,9 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
 #define BIAS_MAX_PAYING 16	/* while promotions into a full cache pay well */
 #define PAYOFF_WINDOW 64u	/* such promotions per look at what they bought */
 #define PAYOFF_HITS 2u		/* hits per promotion that count as paying well */
+#define CHURN_WINDOW 128u	/* demotions of contested blocks per look */
+#define CHURN_UNHIT 14u		/* sixteenths of them left unhit that is churn */
+#define CHURN_RUNS 3u		/* windows of churn in a row that cap the bias */
 
 /*
  * struct smq_ghosts - the regrets of a full cache's admission test.
@@ -1054,7 +1064,8 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
  * admit more eagerly, a demoted victim less (ARC's adaptation, sampled).
  * How eager is bounded by what promotions buy: a cache whose promotions
  * are each followed by a few hits may lean further towards recency than
- * one whose promotions mostly churn.
+ * one whose promotions mostly churn, and one whose promoted blocks leave
+ * again without a hit, window after window, may not lean at all.
  * @tags: a tag, with GHOST_VICTIM for a victim; 0 for an empty slot
  * @bits: log2 of the number of slots
  * @bias: added to a candidate's count before it is weighed against the
@@ -1171,6 +1182,12 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
  * @payoff_hits: hits since the last look at what promotions bought (if
  *	it wraps before the next, that look may wrongly find they do not pay).
  * @payoff_swaps: promotions a full cache decided on since then.
+ * @churn_demoted: contested blocks demoted since the last look at how
+ *	many of them left unhit.
+ * @churn_unhit: those of them never hit.
+ * @churn_runs: looks in a row that found churn.
+ * @churning: the last CHURN_RUNS looks found churn: the bias may not be
+ *	positive.
  * @heir: the origin block that won a full cache's block, promoted as soon
  *	as the demotion it queued frees that block; @has_heir says if any.
  * @bg_work: queued and running background work.
@@ -1228,6 +1245,10 @@ struct smq_policy {
 	unsigned int victim_none_at;
 	unsigned int payoff_hits;
 	unsigned int payoff_swaps;
+	unsigned int churn_demoted;
+	unsigned int churn_unhit;
+	unsigned int churn_runs;
+	bool churning;
 	u32 heir;
 	bool has_heir;
 	struct smq_ghosts ghosts;
@@ -1654,21 +1675,22 @@ static void demote(struct smq_policy *mq, struct smq_entry *victim)
 
 /*
  * Reserve a cache block for @oblock now; it is freed again if the
- * promotion fails.  A full cache first makes room.
+ * promotion fails.  A full cache first makes room.  Returns the entry
+ * reserved, or NULL.
  */
-static void queue_promotion(struct smq_policy *mq, dm_oblock_t oblock,
-			    struct policy_work **workp, struct smq_entry *victim)
+static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblock,
+					 struct policy_work **workp, struct smq_entry *victim)
 {
 	struct policy_work work;
 	unsigned int freq;
 	struct smq_entry *e;
 
 	if (!READ_ONCE(mq->migrations_allowed))
-		return;
+		return NULL;
 
 	if (allocator_empty(&mq->cache_alloc)) {
 		if (free_target_met(mq))
-			return;
+			return NULL;
 		victim = victim ?: current_victim(mq, &freq);
 		/*
 		 * The block freed goes to @oblock, which won it, not to
@@ -1679,19 +1701,22 @@ static void queue_promotion(struct smq_policy *mq, dm_oblock_t oblock,
 			mq->has_heir = true;
 		}
 		demote(mq, victim);
-		return;
+		return NULL;
 	}
 
 	if (btracker_promotion_already_present(mq->bg_work, oblock))
-		return;
+		return NULL;
 
 	e = alloc_entry(&mq->cache_alloc);
 	e->pending_work = true;
 	work.op = POLICY_PROMOTE;
 	work.oblock = oblock;
 	work.cblock = infer_cblock(mq, e);
-	if (btracker_queue(mq->bg_work, &work, workp))
+	if (btracker_queue(mq->bg_work, &work, workp)) {
 		free_entry(&mq->cache_alloc, e);
+		return NULL;
+	}
+	return e;
 }
 
 /*----------------------------------------------------------------*/
@@ -1726,7 +1751,10 @@ static noinline void assess_payoff(struct smq_policy *mq)
 {
 	bool paying = mq->payoff_hits > PAYOFF_WINDOW * PAYOFF_HITS;
 
-	ghosts_set_ceiling(&mq->ghosts, paying ? BIAS_MAX_PAYING : BIAS_MAX);
+	if (mq->churning)
+		ghosts_set_ceiling(&mq->ghosts, 0);
+	else
+		ghosts_set_ceiling(&mq->ghosts, paying ? BIAS_MAX_PAYING : BIAS_MAX);
 	mq->payoff_swaps = 0;
 	mq->payoff_hits = 0;
 }
@@ -1735,6 +1763,41 @@ static void note_payoff(struct smq_policy *mq)
 {
 	if (++mq->payoff_swaps == PAYOFF_WINDOW)
 		assess_payoff(mq);
+}
+
+/*
+ * Of the last CHURN_WINDOW blocks that won their place from a victim and
+ * have left again, how many were never hit?  Where nearly all, window
+ * after window, the ghosts' regrets mislead: a rejected candidate that
+ * comes back would have been demoted unhit too had it been admitted.
+ * The bias then may not lean towards recency at all until a window finds
+ * otherwise and the next look at the payoff lifts the ceiling again.
+ * Only contested blocks count: the ones that filled the cache were not
+ * chosen by the admission test, and under a load that moves on, leaving
+ * unhit is what they do while the cache fills with the next working set.
+ * One window alone does not count either: the last blocks promoted
+ * before a working-set shift leave unhit, and the shift needs the bias.
+ */
+static noinline void assess_churn(struct smq_policy *mq)
+{
+	bool churn = mq->churn_unhit * 16u > CHURN_UNHIT * CHURN_WINDOW;
+
+	mq->churn_runs = churn ? mq->churn_runs + 1u : 0u;
+	mq->churning = mq->churn_runs >= CHURN_RUNS;
+	if (mq->churning)
+		ghosts_set_ceiling(&mq->ghosts, 0);
+	mq->churn_demoted = 0;
+	mq->churn_unhit = 0;
+}
+
+/* @e is demoted: if it won its place, did it pay? */
+static void note_demotion(struct smq_policy *mq, struct smq_entry *e)
+{
+	if (!e->contested)
+		return;
+	mq->churn_unhit += !e->hit;
+	if (++mq->churn_demoted == CHURN_WINDOW)
+		assess_churn(mq);
 }
 
 /*
@@ -1870,6 +1933,7 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 	if (e) {
 		stats_level_accessed(&mq->cache_stats, e->level);
 		mq->payoff_hits++;
+		e->hit = true;
 		requeue(mq, e);
 		*cblock = infer_cblock(mq, e);
 		drop_victim(mq, *cblock);
@@ -1957,8 +2021,12 @@ static void promote_heir(struct smq_policy *mq, bool success)
 	if (!mq->has_heir)
 		return;
 	mq->has_heir = false;
-	if (success && !h_lookup(&mq->table, mq->heir))
-		queue_promotion(mq, to_oblock(mq->heir), NULL, NULL);
+	if (success && !h_lookup(&mq->table, mq->heir)) {
+		struct smq_entry *e = queue_promotion(mq, to_oblock(mq->heir), NULL, NULL);
+
+		if (e)
+			e->contested = true;
+	}
 }
 
 /*
@@ -1988,6 +2056,8 @@ static void __complete_background_work(struct smq_policy *mq, struct policy_work
 		break;
 
 	case POLICY_DEMOTE:
+		if (success)
+			note_demotion(mq, e);
 		if (success || e->invalidated)
 			forget_entry(mq, e);
 		else

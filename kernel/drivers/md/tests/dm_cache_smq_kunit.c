@@ -531,6 +531,87 @@ static void smq_test_payoff(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX);
 }
 
+/* @n demotions of blocks that won their place, the first @hit of them hit. */
+static void demote_contested(struct smq_policy *mq, unsigned int n, unsigned int hit)
+{
+	struct smq_entry e = { .contested = true };
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		e.hit = i < hit;
+		note_demotion(mq, &e);
+	}
+}
+
+/*
+ * Promotions into a full cache whose blocks leave unhit, CHURN_RUNS
+ * windows in a row, cap the ghosts' bias at none; one window or blocks
+ * that only filled the cache do not.  A window with hits lets the next
+ * look at the payoff lift the cap.  The block that wins its place from
+ * a victim is marked so, and a hit on it is seen.
+ */
+static void smq_test_churn(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 16, 4096, false);
+	struct smq_entry uncontested = { .contested = false };
+	struct smq_ghosts *g = &mq->ghosts;
+	unsigned int i, counts[3] = {};
+	unsigned int at_most = CHURN_WINDOW * CHURN_UNHIT / 16u;
+	dm_cblock_t cblock;
+	struct smq_entry *e;
+
+	refusals_come_back(g, 1000);
+	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX);
+
+	for (i = 0; i < 100 * CHURN_WINDOW; i++)
+		note_demotion(mq, &uncontested);
+	KUNIT_EXPECT_EQ(test, mq->churn_demoted, 0u);
+
+	/* windows just short of churn, then one of churn between them */
+	demote_contested(mq, CHURN_WINDOW, CHURN_WINDOW - at_most);
+	demote_contested(mq, (CHURN_RUNS - 1u) * CHURN_WINDOW, 0);
+	demote_contested(mq, CHURN_WINDOW, CHURN_WINDOW - at_most);
+	demote_contested(mq, (CHURN_RUNS - 1u) * CHURN_WINDOW, 0);
+	KUNIT_EXPECT_FALSE(test, mq->churning);
+	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX);
+
+	demote_contested(mq, CHURN_WINDOW, 0);
+	KUNIT_EXPECT_TRUE(test, mq->churning);
+	KUNIT_EXPECT_EQ(test, ghost_bias(g), 0);
+	refusals_come_back(g, 1000);
+	KUNIT_EXPECT_EQ(test, ghost_bias(g), 0);
+	for (i = 0; i < PAYOFF_WINDOW; i++)
+		note_payoff(mq);
+	KUNIT_EXPECT_EQ(test, g->ceiling, 0);
+
+	demote_contested(mq, CHURN_WINDOW, CHURN_WINDOW / 2u);
+	KUNIT_EXPECT_FALSE(test, mq->churning);
+	for (i = 0; i < PAYOFF_WINDOW; i++)
+		note_payoff(mq);
+	KUNIT_EXPECT_EQ(test, g->ceiling, BIAS_MAX);
+	refusals_come_back(g, 1000);
+	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX);
+
+	/* a full cache: the block that wins a place is contested, then hit */
+	mq = make_policy(test, 16, 4096, false);
+	load_mappings(test, mq, 16, 0, false, 0);
+	for (i = 0; i < 40 && !counts[POLICY_PROMOTE]; i++) {
+		KUNIT_EXPECT_NE(test, lookup(mq, 50000, READ, &cblock), 0);
+		run_background_work(mq, false, true, counts);
+	}
+	KUNIT_ASSERT_EQ(test, counts[POLICY_PROMOTE], 1u);
+	e = h_lookup(&mq->table, 50000);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_TRUE(test, e->contested);
+	KUNIT_EXPECT_FALSE(test, e->hit);
+	KUNIT_EXPECT_EQ(test, lookup(mq, 50000, READ, &cblock), 0);
+	KUNIT_EXPECT_TRUE(test, e->hit);
+	for (i = 0, e = NULL; i < 16 && !e; i++)
+		e = h_lookup(&mq->table, i);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_FALSE(test, e->contested);	/* loaded, not won */
+}
+
 /*
  * A full cache of blocks in use: a scan through many more blocks, each
  * looked up twice, moves nothing; a block looked up again and again does
@@ -982,6 +1063,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_should_promote),
 	KUNIT_CASE(smq_test_ghosts),
 	KUNIT_CASE(smq_test_payoff),
+	KUNIT_CASE(smq_test_churn),
 	KUNIT_CASE(smq_test_admission),
 	KUNIT_CASE(smq_test_victims),
 	KUNIT_CASE(smq_test_hot_set_promoted),
