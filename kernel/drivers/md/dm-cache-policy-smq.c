@@ -82,7 +82,8 @@
  * @hashed: the entry is in its hash table.
  * @contested: the block won its cache block from a victim (it was
  *	promoted into a full cache).
- * @hit: the block was looked up since it was promoted.
+ * @hit: the block was looked up since its entry was allocated (by a
+ *	promotion or a load).
  * @oblock: origin block, or hotspot block number for a hotspot entry.
  *
  * Entries are addressed by their index in one array, so that a link costs
@@ -104,6 +105,8 @@ struct smq_entry {
 	u32 hit:1;
 	u32 oblock;
 };
+
+static_assert(sizeof(struct smq_entry) == 16);
 
 /*
  * struct smq_space - the array every entry of a policy lives in.
@@ -1778,11 +1781,11 @@ static void note_payoff(struct smq_policy *mq)
  * One window alone does not count either: the last blocks promoted
  * before a working-set shift leave unhit, and the shift needs the bias.
  */
-static noinline void assess_churn(struct smq_policy *mq)
+static void assess_churn(struct smq_policy *mq)
 {
 	bool churn = mq->churn_unhit * 16u > CHURN_UNHIT * CHURN_WINDOW;
 
-	mq->churn_runs = churn ? mq->churn_runs + 1u : 0u;
+	mq->churn_runs = churn ? min(mq->churn_runs + 1u, CHURN_RUNS) : 0u;
 	mq->churning = mq->churn_runs >= CHURN_RUNS;
 	if (mq->churning)
 		ghosts_set_ceiling(&mq->ghosts, 0);
@@ -1933,7 +1936,9 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 	if (e) {
 		stats_level_accessed(&mq->cache_stats, e->level);
 		mq->payoff_hits++;
-		e->hit = true;
+		/* tested first: most hits are repeats, and need not dirty @e */
+		if (!e->hit)
+			e->hit = true;
 		requeue(mq, e);
 		*cblock = infer_cblock(mq, e);
 		drop_victim(mq, *cblock);
@@ -2056,7 +2061,8 @@ static void __complete_background_work(struct smq_policy *mq, struct policy_work
 		break;
 
 	case POLICY_DEMOTE:
-		if (success)
+		/* an invalidated block left because it was discarded */
+		if (success && !e->invalidated)
 			note_demotion(mq, e);
 		if (success || e->invalidated)
 			forget_entry(mq, e);

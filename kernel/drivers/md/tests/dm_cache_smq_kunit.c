@@ -548,7 +548,8 @@ static void demote_contested(struct smq_policy *mq, unsigned int n, unsigned int
  * windows in a row, cap the ghosts' bias at none; one window or blocks
  * that only filled the cache do not.  A window with hits lets the next
  * look at the payoff lift the cap.  The block that wins its place from
- * a victim is marked so, and a hit on it is seen.
+ * a victim is marked so, a hit on it is seen, and its demotion counted
+ * once it succeeds; the entry its cache block gets next starts afresh.
  */
 static void smq_test_churn(struct kunit *test)
 {
@@ -563,7 +564,7 @@ static void smq_test_churn(struct kunit *test)
 	refusals_come_back(g, 1000);
 	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX);
 
-	for (i = 0; i < 100 * CHURN_WINDOW; i++)
+	for (i = 0; i < 100 * CHURN_WINDOW - 1; i++)
 		note_demotion(mq, &uncontested);
 	KUNIT_EXPECT_EQ(test, mq->churn_demoted, 0u);
 
@@ -575,7 +576,8 @@ static void smq_test_churn(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, mq->churning);
 	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX);
 
-	demote_contested(mq, CHURN_WINDOW, 0);
+	/* one more unhit than a near miss is churn */
+	demote_contested(mq, CHURN_WINDOW, CHURN_WINDOW - at_most - 1);
 	KUNIT_EXPECT_TRUE(test, mq->churning);
 	KUNIT_EXPECT_EQ(test, ghost_bias(g), 0);
 	refusals_come_back(g, 1000);
@@ -584,8 +586,10 @@ static void smq_test_churn(struct kunit *test)
 		note_payoff(mq);
 	KUNIT_EXPECT_EQ(test, g->ceiling, 0);
 
+	/* a window with hits: the cap stays until the next payoff look */
 	demote_contested(mq, CHURN_WINDOW, CHURN_WINDOW / 2u);
 	KUNIT_EXPECT_FALSE(test, mq->churning);
+	KUNIT_EXPECT_EQ(test, g->ceiling, 0);
 	for (i = 0; i < PAYOFF_WINDOW; i++)
 		note_payoff(mq);
 	KUNIT_EXPECT_EQ(test, g->ceiling, BIAS_MAX);
@@ -606,10 +610,26 @@ static void smq_test_churn(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, e->hit);
 	KUNIT_EXPECT_EQ(test, lookup(mq, 50000, READ, &cblock), 0);
 	KUNIT_EXPECT_TRUE(test, e->hit);
-	for (i = 0, e = NULL; i < 16 && !e; i++)
-		e = h_lookup(&mq->table, i);
+
+	/* a failed demotion counts nothing, a successful one the block */
+	memset(counts, 0, sizeof(counts));
+	queue_background_work(mq, e, POLICY_DEMOTE);
+	run_background_work(mq, false, false, counts);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_DEMOTE], 1u);
+	KUNIT_EXPECT_EQ(test, mq->churn_demoted, 0u);
+	queue_background_work(mq, e, POLICY_DEMOTE);
+	run_background_work(mq, false, true, counts);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_DEMOTE], 2u);
+	KUNIT_EXPECT_EQ(test, mq->churn_demoted, 1u);
+	KUNIT_EXPECT_EQ(test, mq->churn_unhit, 0u);
+	KUNIT_EXPECT_NULL(test, h_lookup(&mq->table, 50000));
+
+	/* the freed block, loaded again, is neither contested nor hit */
+	KUNIT_ASSERT_EQ(test, load(mq, 60000, from_cblock(cblock), false, 0, true), 0);
+	e = h_lookup(&mq->table, 60000);
 	KUNIT_ASSERT_NOT_NULL(test, e);
-	KUNIT_EXPECT_FALSE(test, e->contested);	/* loaded, not won */
+	KUNIT_EXPECT_FALSE(test, e->contested);
+	KUNIT_EXPECT_FALSE(test, e->hit);
 }
 
 /*
