@@ -1188,9 +1188,8 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
  * @churn_demoted: contested blocks demoted since the last look at how
  *	many of them left unhit.
  * @churn_unhit: those of them never hit.
- * @churn_runs: looks in a row that found churn.
- * @churning: the last CHURN_RUNS looks found churn: the bias may not be
- *	positive.
+ * @churn_runs: looks in a row that found churn, up to CHURN_RUNS; at
+ *	CHURN_RUNS the bias may not be positive.
  * @heir: the origin block that won a full cache's block, promoted as soon
  *	as the demotion it queued frees that block; @has_heir says if any.
  * @bg_work: queued and running background work.
@@ -1251,7 +1250,6 @@ struct smq_policy {
 	unsigned int churn_demoted;
 	unsigned int churn_unhit;
 	unsigned int churn_runs;
-	bool churning;
 	u32 heir;
 	bool has_heir;
 	struct smq_ghosts ghosts;
@@ -1750,11 +1748,17 @@ static bool beats_victim(const struct smq_policy *mq, unsigned int freq, unsigne
  * come back there too, but admitting them would cost a copy for each hit
  * it saved.  Out of line: inlined, it took a register of the lookup path.
  */
+/* The last CHURN_RUNS looks at contested demotions all found churn. */
+static bool churning(const struct smq_policy *mq)
+{
+	return mq->churn_runs == CHURN_RUNS;
+}
+
 static noinline void assess_payoff(struct smq_policy *mq)
 {
 	bool paying = mq->payoff_hits > PAYOFF_WINDOW * PAYOFF_HITS;
 
-	if (mq->churning)
+	if (churning(mq))
 		ghosts_set_ceiling(&mq->ghosts, 0);
 	else
 		ghosts_set_ceiling(&mq->ghosts, paying ? BIAS_MAX_PAYING : BIAS_MAX);
@@ -1786,8 +1790,7 @@ static void assess_churn(struct smq_policy *mq)
 	bool churn = mq->churn_unhit * 16u > CHURN_UNHIT * CHURN_WINDOW;
 
 	mq->churn_runs = churn ? min(mq->churn_runs + 1u, CHURN_RUNS) : 0u;
-	mq->churning = mq->churn_runs >= CHURN_RUNS;
-	if (mq->churning)
+	if (churning(mq))
 		ghosts_set_ceiling(&mq->ghosts, 0);
 	mq->churn_demoted = 0;
 	mq->churn_unhit = 0;

@@ -573,12 +573,12 @@ static void smq_test_churn(struct kunit *test)
 	demote_contested(mq, (CHURN_RUNS - 1u) * CHURN_WINDOW, 0);
 	demote_contested(mq, CHURN_WINDOW, CHURN_WINDOW - at_most);
 	demote_contested(mq, (CHURN_RUNS - 1u) * CHURN_WINDOW, 0);
-	KUNIT_EXPECT_FALSE(test, mq->churning);
+	KUNIT_EXPECT_FALSE(test, churning(mq));
 	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX);
 
 	/* one more unhit than a near miss is churn */
 	demote_contested(mq, CHURN_WINDOW, CHURN_WINDOW - at_most - 1);
-	KUNIT_EXPECT_TRUE(test, mq->churning);
+	KUNIT_EXPECT_TRUE(test, churning(mq));
 	KUNIT_EXPECT_EQ(test, ghost_bias(g), 0);
 	refusals_come_back(g, 1000);
 	KUNIT_EXPECT_EQ(test, ghost_bias(g), 0);
@@ -588,7 +588,7 @@ static void smq_test_churn(struct kunit *test)
 
 	/* a window with hits: the cap stays until the next payoff look */
 	demote_contested(mq, CHURN_WINDOW, CHURN_WINDOW / 2u);
-	KUNIT_EXPECT_FALSE(test, mq->churning);
+	KUNIT_EXPECT_FALSE(test, churning(mq));
 	KUNIT_EXPECT_EQ(test, g->ceiling, 0);
 	for (i = 0; i < PAYOFF_WINDOW; i++)
 		note_payoff(mq);
