@@ -205,7 +205,7 @@ static void smq_test_requeue(struct kunit *test)
 	q_push(q, c);
 
 	/* a swaps with b, the oldest of level 4: sizes are kept */
-	q_requeue(q, a, 1, NULL, NULL);
+	q_requeue(q, a, 1);
 	KUNIT_EXPECT_EQ(test, (unsigned int)a->level, 4u);
 	KUNIT_EXPECT_EQ(test, (unsigned int)b->level, 3u);
 	KUNIT_EXPECT_EQ(test, q->qs[3].nr_elts, 1u);
@@ -218,7 +218,7 @@ static void smq_test_requeue(struct kunit *test)
 	q_del(q, c);
 	c->level = NR_LEVELS - 1;
 	q_push(q, c);
-	q_requeue(q, c, 4, NULL, NULL);
+	q_requeue(q, c, 4);
 	KUNIT_EXPECT_EQ(test, (unsigned int)c->level, NR_LEVELS - 1);
 	KUNIT_EXPECT_EQ(test, q->nr_elts, 3u);
 	space_exit(&es);
@@ -713,6 +713,72 @@ static void smq_test_victims(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(102), NULL, READ, false, 9, &v));
 }
 
+static struct smq_entry *youngest(struct smq_queue *q, unsigned int level)
+{
+	return to_entry(q->es, q->qs[level].tail);
+}
+
+/*
+ * Every hit lifts a block HIT_LIFT levels, as the youngest there: once
+ * out of the lower half it is no victim, and hit again it stays on top.
+ * A cache whose lower half the hits emptied has no victim until the
+ * levels are spread again.
+ */
+static void smq_test_hit_lift(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, NR_LEVELS + 1, 4096, false);
+	struct smq_entry *e, *v;
+	dm_cblock_t cblock;
+	unsigned int i, freq;
+
+	/* keep redistribution out of this test */
+	mq->cache_period_end = mq->lookups + (1u << 30);
+	load_mappings(test, mq, NR_LEVELS + 1, 0, false, 0);
+	e = cblock_entry(mq, to_cblock(5));
+
+	KUNIT_ASSERT_EQ(test, 0, lookup(mq, 5, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, HIT_LIFT);
+	KUNIT_EXPECT_EQ(test, mq->clean.qs[HIT_LIFT].nr_elts, 1u);
+	/* the second hit in the same period lifts it too */
+	KUNIT_ASSERT_EQ(test, 0, lookup(mq, 5, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, NR_LEVELS - 1);
+	KUNIT_EXPECT_EQ(test, mq->clean.qs[HIT_LIFT].nr_elts, 0u);
+
+	/* at the top a hit makes it the youngest again */
+	KUNIT_ASSERT_EQ(test, 0, lookup(mq, 6, READ, &cblock));
+	KUNIT_ASSERT_EQ(test, 0, lookup(mq, 6, READ, &cblock));
+	KUNIT_EXPECT_PTR_EQ(test, youngest(&mq->clean, NR_LEVELS - 1),
+			    cblock_entry(mq, to_cblock(6)));
+	KUNIT_ASSERT_EQ(test, 0, lookup(mq, 5, READ, &cblock));
+	KUNIT_EXPECT_PTR_EQ(test, youngest(&mq->clean, NR_LEVELS - 1), e);
+	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, NR_LEVELS + 1);
+
+	/* a dirty block is lifted within the dirty queue */
+	smq_set_dirty(&mq->policy, to_cblock(7));
+	KUNIT_ASSERT_EQ(test, 0, lookup(mq, 7, WRITE, &cblock));
+	KUNIT_EXPECT_EQ(test, (unsigned int)cblock_entry(mq, cblock)->level, HIT_LIFT);
+	KUNIT_EXPECT_EQ(test, mq->dirty.qs[HIT_LIFT].nr_elts, 1u);
+
+	/* no block hit is a victim while any block is not */
+	for (i = 0; i <= NR_LEVELS; i++) {
+		v = current_victim(mq, &freq);
+		KUNIT_ASSERT_NOT_NULL(test, v);
+		KUNIT_EXPECT_LT(test, (unsigned int)v->level, NR_LEVELS / 2);
+		if (i != 7)
+			KUNIT_ASSERT_EQ(test, 0, lookup(mq, i, READ, &cblock));
+	}
+
+	/*
+	 * Every clean block was hit: none is left in the lower half, and
+	 * with more clean blocks than levels the upper half is not searched.
+	 */
+	mq->lookups++;
+	KUNIT_EXPECT_NULL(test, current_victim(mq, &freq));
+	q_redistribute(&mq->clean);
+	mq->lookups++;
+	KUNIT_EXPECT_NOT_NULL(test, current_victim(mq, &freq));
+}
+
 /* A hot set that fits is promoted and then hits. */
 static void smq_test_hot_set_promoted(struct kunit *test)
 {
@@ -845,7 +911,7 @@ static void smq_test_sentinels(struct kunit *test)
 	/* a hit moves a block behind the sentinels of its new level */
 	for (i = 0; i < 4; i++) {
 		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, READ, &cblock));
-		KUNIT_EXPECT_EQ(test, (unsigned int)cblock_entry(mq, cblock)->level, 1u);
+		KUNIT_EXPECT_EQ(test, (unsigned int)cblock_entry(mq, cblock)->level, HIT_LIFT);
 	}
 	KUNIT_EXPECT_NULL(test, q_peek(&mq->dirty, NR_LEVELS, false));
 	KUNIT_EXPECT_NOT_NULL(test, q_peek(&mq->dirty, NR_LEVELS, true));
@@ -1086,6 +1152,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_churn),
 	KUNIT_CASE(smq_test_admission),
 	KUNIT_CASE(smq_test_victims),
+	KUNIT_CASE(smq_test_hit_lift),
 	KUNIT_CASE(smq_test_hot_set_promoted),
 	KUNIT_CASE(smq_test_background_work),
 	KUNIT_CASE(smq_test_sentinels),
