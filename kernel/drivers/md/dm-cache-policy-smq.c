@@ -1027,7 +1027,7 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
 #define GHOST_MAX_CREDIT 64u
 #define BIAS_SHIFT 4		/* regrets per step of the bias */
 #define BIAS_MIN (-2)
-#define BIAS_MAX 8
+#define BIAS_MAX 4
 #define BIAS_MAX_PAYING 16	/* while promotions into a full cache pay well */
 #define PAYOFF_WINDOW 64u	/* such promotions per look at what they bought */
 #define PAYOFF_HITS 2u		/* hits per promotion that count as paying well */
