@@ -470,8 +470,9 @@ static void test_policies(void)
 
 /*
  * A promotion that bought no hit before its block left, counted by the
- * model for the kernel policies too: ours admits A on its second lookup
- * and lets B take its one block once B is clearly the more looked up.
+ * model for the kernel policies too: ours admits A on first sight into its
+ * empty cache and lets B take its one block once B is clearly the more
+ * looked up.
  */
 static void test_unused_promotions(void)
 {
@@ -479,14 +480,14 @@ static void test_unused_promotions(void)
 	struct sim_stats s;
 	unsigned int i;
 
-	make_trace(&t, "AABBBBBB", false);
+	make_trace(&t, "ABBBBBBB", false);
 	s = run(&t, "ours", 1);
 	is_u64(s.promotions, 2, "ours promotes A, then B");
 	is_u64(s.demotions, 1, "ours demotes A for B");
 	is_u64(s.unused_promotions, 1, "A left unhit");
 	trace_free(&t);
 
-	make_trace(&t, "AAABBBBBB", false);
+	make_trace(&t, "AABBBBBBB", false);
 	s = run(&t, "ours", 1);
 	is_u64(s.demotions, 1, "ours demotes A for B");
 	is_u64(s.unused_promotions, 0, "A left after a hit");

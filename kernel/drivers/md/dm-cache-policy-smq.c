@@ -12,7 +12,9 @@
  *   of a region is therefore a stochastic measure of how hot it is.
  *
  * - A count-min sketch counts how often each block was looked up lately.
- *   A block is never promoted on first sight; once the cache is full,
+ *   While the cache has room every missed block is promoted, one seen
+ *   for the first time into the bottom level, first in line to leave.
+ *   Once the cache is full a block is never promoted on first sight, and
  *   only if it was looked up more often than the clean block it would
  *   replace (more often at all if its region is hot, clearly more often
  *   otherwise).  Scans stay out; a new working set gets in.  How much
@@ -85,6 +87,8 @@
  *	promoted into a full cache).
  * @hit: the block was looked up since its entry was allocated (by a
  *	promotion or a load).
+ * @first_sight: the block is being promoted on its first lookup; it will
+ *	enter the bottom level, not the top.
  * @oblock: origin block, or hotspot block number for a hotspot entry.
  *
  * Entries are addressed by their index in one array, so that a link costs
@@ -104,6 +108,7 @@ struct smq_entry {
 	u32 next:SMQ_INDEX_BITS;
 	u32 contested:1;
 	u32 hit:1;
+	u32 first_sight:1;
 	u32 oblock;
 };
 
@@ -950,6 +955,7 @@ static void init_entry(struct smq_entry *e)
 	e->hashed = false;
 	e->contested = false;
 	e->hit = false;
+	e->first_sight = false;
 	e->allocated = true;
 }
 
@@ -1775,28 +1781,27 @@ static void note_demotion(struct smq_policy *mq, struct smq_entry *e)
 }
 
 /*
- * Promote a missed block?  A write covering a whole block costs no read
- * from the origin, so while the cache has room it is promoted at once.
- * Others never on first sight: scans and one-off reads stay out.  While
- * the cache has room, on the second lookup; once it is full, only a block
- * looked up clearly more often lately than the one it would replace,
- * @*victim, or more often and in a hot region of the hotspot queue.
+ * Promote a missed block?  While the cache has room, yes: a free cache
+ * block earns nothing, and one seen for the first time enters the bottom
+ * level (see __lookup()), where it is the first to go once the cache is
+ * full, so a scan that fills a new cache gives way to the next working
+ * set.  Once the cache is full, never on first sight: scans and one-off
+ * reads stay out.  Only a block looked up clearly more often lately than
+ * the one it would replace, @*victim, or more often and in a hot region
+ * of the hotspot queue.
  */
 static bool should_promote(struct smq_policy *mq, dm_oblock_t oblock, struct smq_entry *hs_e,
-			   int data_dir, bool fast_copy, unsigned int freq,
+			   int data_dir, unsigned int freq,
 			   struct smq_entry **victim)
 {
 	bool full = allocator_empty(&mq->cache_alloc);
 	unsigned int vf;
 
 	*victim = NULL;
-	if (data_dir == WRITE && fast_copy && !full)
-		return true;
-
-	if (freq < 2)
-		return false;
 	if (!full)
 		return true;
+	if (freq < 2)
+		return false;
 
 	freq = max((int)freq + ghost_bias(&mq->ghosts), 0);
 	/*
@@ -1890,7 +1895,7 @@ static void smq_destroy(struct dm_cache_policy *p)
 }
 
 static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblock,
-		    int data_dir, bool fast_copy, struct policy_work **work,
+		    int data_dir, struct policy_work **work,
 		    bool *background_queued)
 {
 	struct smq_entry *e, *hs_e, *victim;
@@ -1919,8 +1924,10 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 	stats_miss(&mq->cache_stats);
 	ghost_check(&mq->ghosts, from_oblock(oblock));
 	hs_e = update_hotspot_queue(mq, oblock);
-	if (should_promote(mq, oblock, hs_e, data_dir, fast_copy, freq, &victim)) {
-		queue_promotion(mq, oblock, work, victim);
+	if (should_promote(mq, oblock, hs_e, data_dir, freq, &victim)) {
+		e = queue_promotion(mq, oblock, work, victim);
+		if (e && freq < 2)
+			e->first_sight = true;
 		*background_queued = true;
 	}
 
@@ -1936,7 +1943,7 @@ static int smq_lookup(struct dm_cache_policy *p, dm_oblock_t oblock, dm_cblock_t
 	int r;
 
 	spin_lock_irqsave(&mq->lock, flags);
-	r = __lookup(mq, oblock, cblock, data_dir, fast_copy, NULL, &queued);
+	r = __lookup(mq, oblock, cblock, data_dir, NULL, &queued);
 	spin_unlock_irqrestore(&mq->lock, flags);
 	if (background_queued)
 		*background_queued = queued;
@@ -1955,7 +1962,7 @@ static int smq_lookup_with_work(struct dm_cache_policy *p, dm_oblock_t oblock,
 
 	*work = NULL;
 	spin_lock_irqsave(&mq->lock, flags);
-	r = __lookup(mq, oblock, cblock, data_dir, fast_copy, work, &queued);
+	r = __lookup(mq, oblock, cblock, data_dir, work, &queued);
 	spin_unlock_irqrestore(&mq->lock, flags);
 
 	return r;
@@ -2006,8 +2013,9 @@ static void promote_heir(struct smq_policy *mq, bool success)
 
 /*
  * Put the entry of finished work back where it belongs: promoted blocks
- * enter at the top level, failed demotions and finished writebacks go
- * back to their level as its youngest entry.
+ * enter at the top level (the bottom one if promoted on first sight),
+ * failed demotions and finished writebacks go back to their level as its
+ * youngest entry.
  */
 static void __complete_background_work(struct smq_policy *mq, struct policy_work *work,
 				       bool success)
@@ -2025,7 +2033,8 @@ static void __complete_background_work(struct smq_policy *mq, struct policy_work
 			break;
 		}
 		e->oblock = from_oblock(work->oblock);
-		e->level = NR_LEVELS - 1;
+		e->level = e->first_sight ? 0 : NR_LEVELS - 1;
+		e->first_sight = false;
 		h_insert(&mq->table, e);
 		q_push(cache_queue(mq, e), e);
 		break;

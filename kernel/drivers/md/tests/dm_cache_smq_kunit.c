@@ -373,12 +373,11 @@ static void smq_test_should_promote(struct kunit *test)
 
 	mq->read_promote_level = 41;
 	mq->write_promote_level = 41;
-	/* with room: not on first sight, on the second; whole-block writes at once */
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 1, &victim));
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), NULL, WRITE, false, 1,
-						&victim));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, true, 0, &victim));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, READ, false, 2, &victim));
+	/* with room: every miss, on first sight too */
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, 1, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, 1, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, 0, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, READ, 2, &victim));
 	KUNIT_EXPECT_NULL(test, victim);
 
 	/*
@@ -399,25 +398,26 @@ static void smq_test_should_promote(struct kunit *test)
 	for (i = 0; i < 16; i++)
 		for (j = 0; j < 4; j++)
 			sketch_add(&mq->sketch, i);
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, WRITE, true, 0, &victim));
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, 1, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, WRITE, 0, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, 4, &victim));
 	KUNIT_ASSERT_NOT_NULL(test, victim);
 	KUNIT_EXPECT_LT(test, from_cblock(infer_cblock(mq, victim)), 16u);
 	/*
 	 * A little more often is enough only in a hot region.  Losing to the
 	 * victim kept from the last miss uses it up a little; a demotion drops it.
 	 */
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 5, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, 5, &victim));
 	KUNIT_EXPECT_EQ(test, mq->victim_uses, 1u);
 	hs.level = 41;
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 5, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, 5, &victim));
 	KUNIT_ASSERT_NOT_NULL(test, victim);
 	KUNIT_EXPECT_EQ(test, mq->victim, from_cblock(infer_cblock(mq, victim)));
 	demote(mq, victim);
 	KUNIT_EXPECT_EQ(test, mq->victim, SMQ_NULL);
 	hs.level = 0;
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 6, &victim));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, false, 6, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, 6, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, 6, &victim));
 
 	/*
 	 * A kept victim that changed behind the pick's back (moved to the top
@@ -429,9 +429,9 @@ static void smq_test_should_promote(struct kunit *test)
 	q_del(&mq->clean, stale);
 	stale->level = NR_LEVELS - 1;
 	q_push(&mq->clean, stale);
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, 4, &victim));
 	KUNIT_EXPECT_EQ(test, mq->victim, from_cblock(infer_cblock(mq, stale)));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 9, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, 9, &victim));
 	KUNIT_ASSERT_NOT_NULL(test, victim);
 	KUNIT_EXPECT_PTR_NE(test, victim, stale);
 	KUNIT_EXPECT_LT(test, (unsigned int)victim->level, NR_LEVELS / 2);
@@ -487,11 +487,11 @@ static void smq_test_ghosts(struct kunit *test)
 	for (i = 0; i < 16; i++)
 		for (j = 0; j < 4; j++)
 			sketch_add(&mq->sketch, i);
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4,
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, 4,
 						&victim));
 	refusals_come_back(g, 1000);
 	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX);
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4,
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, 4,
 					       &victim));
 }
 
@@ -704,13 +704,13 @@ static void smq_test_victims(struct kunit *test)
 	 */
 	mq = make_policy(test, 16, 4096, false);
 	load_mappings(test, mq, 16, 0, true, 0);
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, READ, false, 9, &v));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, READ, 9, &v));
 	KUNIT_EXPECT_NULL(test, v);
 	mq->no_idle_dirty = true;
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(101), NULL, READ, false, 9, &v));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(101), NULL, READ, 9, &v));
 	update_sentinels(mq, jiffies + 2 * WRITEBACK_PERIOD + 1);
 	KUNIT_EXPECT_FALSE(test, mq->no_idle_dirty);
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(102), NULL, READ, false, 9, &v));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(102), NULL, READ, 9, &v));
 }
 
 static struct smq_entry *youngest(struct smq_queue *q, unsigned int level)
@@ -779,6 +779,65 @@ static void smq_test_hit_lift(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, current_victim(mq, &freq));
 }
 
+/* Promote the block @oblock's lookup queued; returns its entry. */
+static struct smq_entry *promote_queued(struct kunit *test, struct smq_policy *mq, u64 oblock,
+					bool success)
+{
+	struct policy_work *work;
+	dm_cblock_t cblock;
+
+	KUNIT_EXPECT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
+	if (!work)
+		return NULL;
+	KUNIT_EXPECT_EQ(test, work->op, POLICY_PROMOTE);
+	KUNIT_EXPECT_EQ(test, from_oblock(work->oblock), oblock);
+	cblock = work->cblock;
+	smq_complete_background_work(&mq->policy, work, success);
+	return cblock_entry(mq, cblock);
+}
+
+/*
+ * While the cache has room, a block seen for the first time is promoted
+ * into the bottom level, one seen before into the top; once it is full,
+ * a first sight is not promoted at all.
+ */
+static void smq_test_first_sight(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 4, 4096, false);
+	struct policy_work *work = NULL;
+	struct smq_entry *e;
+	dm_cblock_t cblock;
+
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 7, READ, &cblock));
+	e = promote_queued(test, mq, 7, true);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, 0u);
+	KUNIT_EXPECT_FALSE(test, e->first_sight);
+
+	sketch_add(&mq->sketch, 8);
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 8, READ, &cblock));
+	e = promote_queued(test, mq, 8, true);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, NR_LEVELS - 1);
+
+	/* a failed first-sight promotion leaves its entry clean for the next */
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 9, READ, &cblock));
+	promote_queued(test, mq, 9, false);
+	KUNIT_EXPECT_EQ(test, residency(mq), 2u);
+	sketch_add(&mq->sketch, 10);
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 10, READ, &cblock));
+	e = promote_queued(test, mq, 10, true);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, NR_LEVELS - 1);
+
+	/* the last free block goes on first sight; then the cache is full */
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 11, READ, &cblock));
+	promote_queued(test, mq, 11, true);
+	KUNIT_EXPECT_EQ(test, residency(mq), 4u);
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 12, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, -ENODATA, smq_get_background_work(&mq->policy, false, &work));
+}
+
 /* A hot set that fits is promoted and then hits. */
 static void smq_test_hot_set_promoted(struct kunit *test)
 {
@@ -837,6 +896,8 @@ static void smq_test_background_work(struct kunit *test)
 	smq_complete_background_work(&mq->policy, work, true);
 	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 100, READ, &cblock));
 	KUNIT_EXPECT_EQ(test, from_cblock(cblock), from_cblock(promoted));
+	/* it entered at the top, and the hit kept it there */
+	KUNIT_EXPECT_EQ(test, (unsigned int)cblock_entry(mq, cblock)->level, NR_LEVELS - 1);
 
 	/* dirty blocks are written back when idle, not when busy */
 	for (i = 1; i < 8; i++) {
@@ -969,6 +1030,12 @@ static void smq_test_invalidate(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, residency(mq), 3u);
 	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 10, READ, &cblock));
 	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, 3u);
+	/* the cache has room again: the miss queued a promotion; fail it */
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
+	KUNIT_EXPECT_EQ(test, work->op, POLICY_PROMOTE);
+	KUNIT_EXPECT_EQ(test, from_oblock(work->oblock), 10ull);
+	smq_complete_background_work(&mq->policy, work, false);
+	KUNIT_EXPECT_EQ(test, residency(mq), 3u);
 
 	/* invalidated while its writeback runs: freed when the work completes */
 	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, true, &work));
@@ -1153,6 +1220,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_admission),
 	KUNIT_CASE(smq_test_victims),
 	KUNIT_CASE(smq_test_hit_lift),
+	KUNIT_CASE(smq_test_first_sight),
 	KUNIT_CASE(smq_test_hot_set_promoted),
 	KUNIT_CASE(smq_test_background_work),
 	KUNIT_CASE(smq_test_sentinels),
