@@ -12,12 +12,12 @@
  *   of a region is therefore a stochastic measure of how hot it is.
  *
  * - A count-min sketch counts how often each block was looked up lately.
- *   While the cache has room every missed block is promoted, one seen
- *   for the first time into the bottom level, first in line to leave.
- *   Once the cache is full a block is never promoted on first sight, and
- *   only if it was looked up more often than the clean block it would
- *   replace (more often at all if its region is hot, clearly more often
- *   otherwise).  Scans stay out; a new working set gets in.  How much
+ *   Until the cache is first full every missed block is promoted, one
+ *   seen for the first time into the bottom level, first in line to
+ *   leave.  From then on a block is never promoted on first sight, and
+ *   into a full cache only if it was looked up more often than the clean
+ *   block it would replace (more often at all if its region is hot,
+ *   clearly more often otherwise).  Scans stay out; a new working set gets in.  How much
  *   weight recency gets against frequency is learnt from the mistakes:
  *   rejected candidates and demoted victims that come back soon; how far
  *   it may go, from the hits that promotions have been buying.  The
@@ -25,9 +25,9 @@
  *
  * - The cache proper is a pair of 64-level multiqueues, one of clean and
  *   one of dirty blocks, ordered the same way: new blocks enter at the
- *   top, every hit lifts a block half the levels.  Demotions take the
- *   least looked-up of the oldest clean blocks of the lower half;
- *   writebacks the oldest dirty block.
+ *   top (at the bottom if seen once), every hit lifts a block half the
+ *   levels.  Demotions take the least looked-up of the oldest clean
+ *   blocks of the lower half; writebacks the oldest dirty block.
  *   Sentinel entries, re-queued at the back of every level each period,
  *   split each level into older and younger blocks without timestamps.
  *
@@ -1167,6 +1167,8 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
  * @victim_freq: the count of @victim when it was picked.
  * @victim_uses: misses @victim has been weighed against.
  * @victim_none_at: @lookups when a pick last found no victim.
+ * @filled: the cache has been full since the policy was created: blocks
+ *	seen once are no longer promoted.
  * @payoff_hits: hits since the last look at what promotions bought (if
  *	it wraps before the next, that look may wrongly find they do not pay).
  * @payoff_swaps: promotions a full cache decided on since then.
@@ -1229,6 +1231,7 @@ struct smq_policy {
 	unsigned int victim_freq;
 	unsigned int victim_uses;
 	unsigned int victim_none_at;
+	bool filled;
 	unsigned int payoff_hits;
 	unsigned int payoff_swaps;
 	unsigned int churn_demoted;
@@ -1470,8 +1473,8 @@ static bool free_target_met(struct smq_policy *mq)
 		(u64)from_cblock(mq->cache_size) * FREE_TARGET;
 }
 
-/* Take @e off its queue and hand it to the tracker as @op. */
-static void queue_background_work(struct smq_policy *mq, struct smq_entry *e,
+/* Take @e off its queue and hand it to the tracker as @op; false if full. */
+static bool queue_background_work(struct smq_policy *mq, struct smq_entry *e,
 				  enum policy_operation op)
 {
 	struct smq_queue *q = cache_queue(mq, e);
@@ -1486,7 +1489,9 @@ static void queue_background_work(struct smq_policy *mq, struct smq_entry *e,
 	if (btracker_queue(mq->bg_work, &work, NULL)) {
 		e->pending_work = false;
 		q_push_front(q, e);
+		return false;
 	}
+	return true;
 }
 
 /*
@@ -1499,24 +1504,27 @@ static bool writeback_possible(struct smq_policy *mq)
 }
 
 /*
- * While busy, only dirty blocks idle for a writeback period (those ahead
- * of the sentinels) qualify; once none does, none will until the
- * writeback sentinels move, so the walk is not repeated on every miss
- * until then.
+ * While busy, a writeback is only queued to make a clean block to
+ * replace, and only dirty blocks of the lower half idle for a writeback
+ * period (those ahead of the sentinels) qualify: cleaned, they stay in
+ * the lower half, where victims are picked.  Once none does, none will
+ * until the writeback sentinels move, so the walk is not repeated on
+ * every miss until then.  Returns whether a writeback was queued.
  */
-static void queue_writeback(struct smq_policy *mq, bool idle)
+static bool queue_writeback(struct smq_policy *mq, bool idle)
 {
 	bool any = idle || mq->cleaner;
 	struct smq_entry *e;
 
 	if (!any && mq->no_idle_dirty)
-		return;
+		return false;
 
-	e = q_peek(&mq->dirty, mq->dirty.nr_levels, any);
+	e = q_peek(&mq->dirty, any ? mq->dirty.nr_levels : mq->dirty.nr_levels / 2u, any);
 	if (e)
-		queue_background_work(mq, e, POLICY_WRITEBACK);
-	else if (!any)
+		return queue_background_work(mq, e, POLICY_WRITEBACK);
+	if (!any)
 		mq->no_idle_dirty = true;
+	return false;
 }
 
 #define VICTIM_SAMPLE 2u
@@ -1560,8 +1568,10 @@ static struct smq_entry *sample_victims(struct smq_policy *mq, unsigned int from
  * A cache with fewer clean blocks than levels may have them all in the
  * upper half (the block of a one-block cache sits in the top level): it
  * still needs a victim.  A larger one whose lower half is empty only for
- * now (new blocks enter at the top) waits for the levels to be spread
- * again rather than demote what it promoted last.
+ * now (hits lift blocks out of it, promoted blocks enter at the top)
+ * waits for the levels to be spread again rather than demote what was
+ * promoted or hit last; busy, it may write back an idle dirty block of
+ * its lower half to get a clean one there (see queue_writeback()).
  */
 static struct smq_entry *pick_victim(struct smq_policy *mq, unsigned int *freq)
 {
@@ -1631,35 +1641,40 @@ static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *fre
 	return e;
 }
 
-/* Demote @victim; with none clean, write back so that there will be. */
-static void demote(struct smq_policy *mq, struct smq_entry *victim)
+/*
+ * Demote @victim; with none, write back so that there will be one.
+ * Returns whether work was queued.
+ */
+static bool demote(struct smq_policy *mq, struct smq_entry *victim)
 {
 	if (WARN_ON_ONCE(!mq->migrations_allowed))
-		return;
+		return false;
 
-	if (!victim) {
-		if (!clean_target_met(mq, true))
-			queue_writeback(mq, false);
-		return;
-	}
+	if (!victim)
+		return !clean_target_met(mq, true) && queue_writeback(mq, false);
 
 	drop_victim(mq, infer_cblock(mq, victim));
 	ghost_remember(&mq->ghosts, victim->oblock, true);
-	queue_background_work(mq, victim, POLICY_DEMOTE);
+	return queue_background_work(mq, victim, POLICY_DEMOTE);
 }
 
 /*
  * Reserve a cache block for @oblock now; it is freed again if the
  * promotion fails.  A full cache first makes room.  Returns the entry
- * reserved, or NULL.
+ * reserved, or NULL; *@queued (if given) says whether any work was
+ * queued, so that the target wakes its worker only when there is some.
  */
 static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblock,
-					 struct policy_work **workp, struct smq_entry *victim)
+					 struct policy_work **workp, struct smq_entry *victim,
+					 bool *queued)
 {
 	struct policy_work work;
 	unsigned int freq;
 	struct smq_entry *e;
+	bool dummy;
 
+	queued = queued ?: &dummy;
+	*queued = false;
 	if (!READ_ONCE(mq->migrations_allowed))
 		return NULL;
 
@@ -1675,7 +1690,7 @@ static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblo
 			mq->heir = from_oblock(oblock);
 			mq->has_heir = true;
 		}
-		demote(mq, victim);
+		*queued = demote(mq, victim);
 		return NULL;
 	}
 
@@ -1691,6 +1706,7 @@ static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblo
 		free_entry(&mq->cache_alloc, e);
 		return NULL;
 	}
+	*queued = true;
 	return e;
 }
 
@@ -1781,17 +1797,20 @@ static void note_demotion(struct smq_policy *mq, struct smq_entry *e)
 }
 
 /*
- * Promote a missed block?  While the cache has room, yes: a free cache
- * block earns nothing, and one seen for the first time enters the bottom
- * level (see __lookup()), where it is the first to go once the cache is
- * full, so a scan that fills a new cache gives way to the next working
- * set.  Once the cache is full, never on first sight: scans and one-off
- * reads stay out.  Only a block looked up clearly more often lately than
- * the one it would replace, @*victim, or more often and in a hot region
- * of the hotspot queue.
+ * Promote a missed block?  Until the cache is first full, yes: a free
+ * cache block earns nothing, and one seen for the first time enters the
+ * bottom level (see __lookup()), where it is the first to go once the
+ * cache is full, so a scan that fills a new cache gives way to the next
+ * working set.  From then on never on first sight, so that scans and
+ * one-off reads stay out, not even into a block that a demotion freed
+ * and no winner took; but a write covering a whole block, which costs no
+ * read from the origin, still goes into a free block at once.  In a full
+ * cache, only a block looked up clearly more often lately than the one it
+ * would replace, @*victim, or more often and in a hot region of the
+ * hotspot queue.
  */
 static bool should_promote(struct smq_policy *mq, dm_oblock_t oblock, struct smq_entry *hs_e,
-			   int data_dir, unsigned int freq,
+			   int data_dir, bool fast_copy, unsigned int freq,
 			   struct smq_entry **victim)
 {
 	bool full = allocator_empty(&mq->cache_alloc);
@@ -1799,7 +1818,8 @@ static bool should_promote(struct smq_policy *mq, dm_oblock_t oblock, struct smq
 
 	*victim = NULL;
 	if (!full)
-		return true;
+		return !mq->filled || freq >= 2 || (data_dir == WRITE && fast_copy);
+	mq->filled = true;
 	if (freq < 2)
 		return false;
 
@@ -1895,7 +1915,7 @@ static void smq_destroy(struct dm_cache_policy *p)
 }
 
 static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblock,
-		    int data_dir, struct policy_work **work,
+		    int data_dir, bool fast_copy, struct policy_work **work,
 		    bool *background_queued)
 {
 	struct smq_entry *e, *hs_e, *victim;
@@ -1924,11 +1944,10 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 	stats_miss(&mq->cache_stats);
 	ghost_check(&mq->ghosts, from_oblock(oblock));
 	hs_e = update_hotspot_queue(mq, oblock);
-	if (should_promote(mq, oblock, hs_e, data_dir, freq, &victim)) {
-		e = queue_promotion(mq, oblock, work, victim);
+	if (should_promote(mq, oblock, hs_e, data_dir, fast_copy, freq, &victim)) {
+		e = queue_promotion(mq, oblock, work, victim, background_queued);
 		if (e && freq < 2)
 			e->first_sight = true;
-		*background_queued = true;
 	}
 
 	return -ENOENT;
@@ -1943,7 +1962,7 @@ static int smq_lookup(struct dm_cache_policy *p, dm_oblock_t oblock, dm_cblock_t
 	int r;
 
 	spin_lock_irqsave(&mq->lock, flags);
-	r = __lookup(mq, oblock, cblock, data_dir, NULL, &queued);
+	r = __lookup(mq, oblock, cblock, data_dir, fast_copy, NULL, &queued);
 	spin_unlock_irqrestore(&mq->lock, flags);
 	if (background_queued)
 		*background_queued = queued;
@@ -1962,7 +1981,7 @@ static int smq_lookup_with_work(struct dm_cache_policy *p, dm_oblock_t oblock,
 
 	*work = NULL;
 	spin_lock_irqsave(&mq->lock, flags);
-	r = __lookup(mq, oblock, cblock, data_dir, work, &queued);
+	r = __lookup(mq, oblock, cblock, data_dir, fast_copy, work, &queued);
 	spin_unlock_irqrestore(&mq->lock, flags);
 
 	return r;
@@ -2004,7 +2023,7 @@ static void promote_heir(struct smq_policy *mq, bool success)
 		return;
 	mq->has_heir = false;
 	if (success && !h_lookup(&mq->table, mq->heir)) {
-		struct smq_entry *e = queue_promotion(mq, to_oblock(mq->heir), NULL, NULL);
+		struct smq_entry *e = queue_promotion(mq, to_oblock(mq->heir), NULL, NULL, NULL);
 
 		if (e)
 			e->contested = true;

@@ -374,10 +374,10 @@ static void smq_test_should_promote(struct kunit *test)
 	mq->read_promote_level = 41;
 	mq->write_promote_level = 41;
 	/* with room: every miss, on first sight too */
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, 1, &victim));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, 1, &victim));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, 0, &victim));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, READ, 2, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 1, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, false, 1, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, true, 0, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, READ, false, 2, &victim));
 	KUNIT_EXPECT_NULL(test, victim);
 
 	/*
@@ -398,26 +398,26 @@ static void smq_test_should_promote(struct kunit *test)
 	for (i = 0; i < 16; i++)
 		for (j = 0; j < 4; j++)
 			sketch_add(&mq->sketch, i);
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, 1, &victim));
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, WRITE, 0, &victim));
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, 4, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 1, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, WRITE, true, 0, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4, &victim));
 	KUNIT_ASSERT_NOT_NULL(test, victim);
 	KUNIT_EXPECT_LT(test, from_cblock(infer_cblock(mq, victim)), 16u);
 	/*
 	 * A little more often is enough only in a hot region.  Losing to the
 	 * victim kept from the last miss uses it up a little; a demotion drops it.
 	 */
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, 5, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 5, &victim));
 	KUNIT_EXPECT_EQ(test, mq->victim_uses, 1u);
 	hs.level = 41;
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, 5, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 5, &victim));
 	KUNIT_ASSERT_NOT_NULL(test, victim);
 	KUNIT_EXPECT_EQ(test, mq->victim, from_cblock(infer_cblock(mq, victim)));
 	demote(mq, victim);
 	KUNIT_EXPECT_EQ(test, mq->victim, SMQ_NULL);
 	hs.level = 0;
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, 6, &victim));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, 6, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 6, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, false, 6, &victim));
 
 	/*
 	 * A kept victim that changed behind the pick's back (moved to the top
@@ -429,9 +429,9 @@ static void smq_test_should_promote(struct kunit *test)
 	q_del(&mq->clean, stale);
 	stale->level = NR_LEVELS - 1;
 	q_push(&mq->clean, stale);
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, 4, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4, &victim));
 	KUNIT_EXPECT_EQ(test, mq->victim, from_cblock(infer_cblock(mq, stale)));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, 9, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 9, &victim));
 	KUNIT_ASSERT_NOT_NULL(test, victim);
 	KUNIT_EXPECT_PTR_NE(test, victim, stale);
 	KUNIT_EXPECT_LT(test, (unsigned int)victim->level, NR_LEVELS / 2);
@@ -487,11 +487,11 @@ static void smq_test_ghosts(struct kunit *test)
 	for (i = 0; i < 16; i++)
 		for (j = 0; j < 4; j++)
 			sketch_add(&mq->sketch, i);
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, 4,
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4,
 						&victim));
 	refusals_come_back(g, 1000);
 	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX);
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, 4,
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 4,
 					       &victim));
 }
 
@@ -704,13 +704,13 @@ static void smq_test_victims(struct kunit *test)
 	 */
 	mq = make_policy(test, 16, 4096, false);
 	load_mappings(test, mq, 16, 0, true, 0);
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, READ, 9, &v));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, READ, false, 9, &v));
 	KUNIT_EXPECT_NULL(test, v);
 	mq->no_idle_dirty = true;
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(101), NULL, READ, 9, &v));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(101), NULL, READ, false, 9, &v));
 	update_sentinels(mq, jiffies + 2 * WRITEBACK_PERIOD + 1);
 	KUNIT_EXPECT_FALSE(test, mq->no_idle_dirty);
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(102), NULL, READ, 9, &v));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(102), NULL, READ, false, 9, &v));
 }
 
 static struct smq_entry *youngest(struct smq_queue *q, unsigned int level)
@@ -763,7 +763,7 @@ static void smq_test_hit_lift(struct kunit *test)
 	for (i = 0; i <= NR_LEVELS; i++) {
 		v = current_victim(mq, &freq);
 		KUNIT_ASSERT_NOT_NULL(test, v);
-		KUNIT_EXPECT_LT(test, (unsigned int)v->level, NR_LEVELS / 2);
+		KUNIT_EXPECT_FALSE(test, v->hit);
 		if (i != 7)
 			KUNIT_ASSERT_EQ(test, 0, lookup(mq, i, READ, &cblock));
 	}
@@ -797,15 +797,16 @@ static struct smq_entry *promote_queued(struct kunit *test, struct smq_policy *m
 }
 
 /*
- * While the cache has room, a block seen for the first time is promoted
- * into the bottom level, one seen before into the top; once it is full,
- * a first sight is not promoted at all.
+ * Until the cache is first full, a block seen for the first time is
+ * promoted into the bottom level, one seen before into the top.  From
+ * then on a first sight is not promoted, not even into a block freed
+ * again, unless it is a write covering the whole block.
  */
 static void smq_test_first_sight(struct kunit *test)
 {
 	struct smq_policy *mq = make_policy(test, 4, 4096, false);
 	struct policy_work *work = NULL;
-	struct smq_entry *e;
+	struct smq_entry *e, *failed;
 	dm_cblock_t cblock;
 
 	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 7, READ, &cblock));
@@ -820,22 +821,38 @@ static void smq_test_first_sight(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, NR_LEVELS - 1);
 
-	/* a failed first-sight promotion leaves its entry clean for the next */
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 11, READ, &cblock));
+	promote_queued(test, mq, 11, true);
+
+	/*
+	 * A failed first-sight promotion of the last free block: the block
+	 * seen before that gets the same entry next enters at the top.
+	 */
 	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 9, READ, &cblock));
-	promote_queued(test, mq, 9, false);
-	KUNIT_EXPECT_EQ(test, residency(mq), 2u);
+	failed = promote_queued(test, mq, 9, false);
+	KUNIT_EXPECT_EQ(test, residency(mq), 3u);
 	sketch_add(&mq->sketch, 10);
 	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 10, READ, &cblock));
 	e = promote_queued(test, mq, 10, true);
 	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_PTR_EQ(test, e, failed);
 	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, NR_LEVELS - 1);
 
-	/* the last free block goes on first sight; then the cache is full */
-	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 11, READ, &cblock));
-	promote_queued(test, mq, 11, true);
+	/* full: a first sight is not promoted */
 	KUNIT_EXPECT_EQ(test, residency(mq), 4u);
 	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 12, READ, &cblock));
 	KUNIT_EXPECT_EQ(test, -ENODATA, smq_get_background_work(&mq->policy, false, &work));
+
+	/* nor once a block is free again, but for a whole-block write */
+	KUNIT_ASSERT_EQ(test, 0, smq_invalidate_mapping(&mq->policy, to_cblock(0)));
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 13, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, -ENODATA, smq_get_background_work(&mq->policy, false, &work));
+	KUNIT_EXPECT_EQ(test, -ENOENT, smq_lookup_with_work(&mq->policy, to_oblock(14), &cblock,
+							    WRITE, true, &work));
+	KUNIT_ASSERT_NOT_NULL(test, work);
+	KUNIT_EXPECT_EQ(test, from_oblock(work->oblock), 14ull);
+	smq_complete_background_work(&mq->policy, work, true);
+	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 14, READ, &cblock));
 }
 
 /* A hot set that fits is promoted and then hits. */
@@ -920,12 +937,12 @@ static void smq_test_background_work(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, 8u);
 
 	/*
-	 * A full cache demotes to make room, from the lower levels: spread
-	 * the promoted blocks, which entered at the top, first.
+	 * A full cache demotes to make room, from the lower levels, where
+	 * the blocks written on first sight entered.
 	 */
 	KUNIT_EXPECT_TRUE(test, allocator_empty(&mq->cache_alloc));
 	__smq_tick(mq, jiffies + 1);	/* the first tick ends a cache period */
-	queue_promotion(mq, to_oblock(999), NULL, NULL);
+	queue_promotion(mq, to_oblock(999), NULL, NULL, NULL);
 	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
 	KUNIT_EXPECT_EQ(test, work->op, POLICY_DEMOTE);
 	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, 7u);
@@ -933,7 +950,7 @@ static void smq_test_background_work(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, 8u);
 	KUNIT_EXPECT_EQ(test, residency(mq), 8u);
 
-	queue_promotion(mq, to_oblock(999), NULL, NULL);
+	queue_promotion(mq, to_oblock(999), NULL, NULL, NULL);
 	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
 	i = from_oblock(work->oblock);
 	promoted = work->cblock;
