@@ -783,7 +783,7 @@ static void smq_test_hit_lift(struct kunit *test)
 static struct smq_entry *promote_queued(struct kunit *test, struct smq_policy *mq, u64 oblock,
 					bool success)
 {
-	struct policy_work *work;
+	struct policy_work *work = NULL;
 	dm_cblock_t cblock;
 
 	KUNIT_EXPECT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
