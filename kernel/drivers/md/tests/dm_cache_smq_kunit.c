@@ -347,7 +347,7 @@ static void smq_test_sketch(struct kunit *test)
 	struct smq_sketch s;
 	unsigned int i;
 
-	KUNIT_ASSERT_EQ(test, sketch_init(&s, SKETCH_MIN_COUNTERS), 0);
+	KUNIT_ASSERT_EQ(test, sketch_init(&s, 32u * 1024u, SKETCH_MIN_PERIOD), 0);
 	for (i = 1; i <= 20; i++)
 		KUNIT_EXPECT_EQ(test, sketch_add(&s, 7), min(i, 15u));
 	KUNIT_EXPECT_EQ(test, sketch_estimate(&s, 7), 15u);
@@ -363,6 +363,20 @@ static void smq_test_sketch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sketch_estimate(&s, 7), 7u);
 	KUNIT_EXPECT_EQ(test, sketch_estimate(&s, 1000), 1u);
 	sketch_exit(&s);
+
+	/* a period too short for a sweep is stretched to fit one */
+	KUNIT_ASSERT_EQ(test, sketch_init(&s, SKETCH_MIN_COUNTERS, 1), 0);
+	KUNIT_EXPECT_GE(test, sketch_period(&s), 2u * (1u << s.word_bits) / SKETCH_SWEEP);
+	sketch_exit(&s);
+}
+
+/* Two counters per cache block; more for a large origin, never more than it needs. */
+static void smq_test_sketch_counters(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, sketch_counters(1u << 20, 16ull << 20), 2u << 20);
+	KUNIT_EXPECT_EQ(test, sketch_counters(1024, 1ull << 32), SKETCH_MIN_COUNTERS);
+	KUNIT_EXPECT_EQ(test, sketch_counters(16, 4096), 4096u * SKETCH_ORIGIN_COUNTERS);
+	KUNIT_EXPECT_EQ(test, sketch_counters(100, 10), 200u);
 }
 
 static void smq_test_should_promote(struct kunit *test)
@@ -1230,6 +1244,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_hit_bits),
 	KUNIT_CASE(smq_test_promote_levels),
 	KUNIT_CASE(smq_test_sketch),
+	KUNIT_CASE(smq_test_sketch_counters),
 	KUNIT_CASE(smq_test_should_promote),
 	KUNIT_CASE(smq_test_ghosts),
 	KUNIT_CASE(smq_test_payoff),
