@@ -322,7 +322,6 @@ static void smq_test_promote_levels(struct kunit *test)
 	mq->hotspot_stats.misses = 3;
 	update_promote_levels(mq);
 	KUNIT_EXPECT_EQ(test, mq->read_promote_level, NR_LEVELS - 7);
-	KUNIT_EXPECT_EQ(test, mq->write_promote_level, NR_LEVELS - 7);
 
 	mq->hotspot_stats.misses = 10;	/* fair: 1/11 */
 	update_promote_levels(mq);
@@ -386,7 +385,6 @@ static void smq_test_should_promote(struct kunit *test)
 	unsigned int i, j;
 
 	mq->read_promote_level = 41;
-	mq->write_promote_level = 41;
 	/* with room: every miss, on first sight too */
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 1, &victim));
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, false, 1, &victim));
@@ -399,12 +397,12 @@ static void smq_test_should_promote(struct kunit *test)
 	 * not win, not even against a victim counted too little for a quarter
 	 * of its count to be a whole lookup; in a hot region it does.
 	 */
-	KUNIT_EXPECT_FALSE(test, beats_victim(mq, 2 + 1, 2, NULL, READ));
-	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 2 + 2, 2, NULL, READ));
-	KUNIT_EXPECT_FALSE(test, beats_victim(mq, 5 + 2, 5, &hs, READ));
-	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 5 + 3, 5, &hs, READ));
+	KUNIT_EXPECT_FALSE(test, beats_victim(mq, 2 + 1, 2, NULL));
+	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 2 + 2, 2, NULL));
+	KUNIT_EXPECT_FALSE(test, beats_victim(mq, 5 + 2, 5, &hs));
+	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 5 + 3, 5, &hs));
 	hs.level = 41;
-	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 2 + 1, 2, &hs, READ));
+	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 2 + 1, 2, &hs));
 	hs.level = 0;
 
 	/* full: a block must be looked up more often than the one it replaces */
@@ -430,8 +428,20 @@ static void smq_test_should_promote(struct kunit *test)
 	demote(mq, victim);
 	KUNIT_EXPECT_EQ(test, mq->victim, SMQ_NULL);
 	hs.level = 0;
+	/*
+	 * A write miss into a full cache competes only if its count is near
+	 * the ceiling, hot region or whole-block write or not.
+	 */
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), NULL, WRITE, false,
+						WRITE_PROMOTE_FREQ - 1, &victim));
+	KUNIT_EXPECT_NULL(test, victim);
+	hs.level = 41;
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, WRITE, true,
+						WRITE_PROMOTE_FREQ - 1, &victim));
+	hs.level = 0;
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, false,
+					       WRITE_PROMOTE_FREQ, &victim));
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 6, &victim));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, false, 6, &victim));
 
 	/*
 	 * A kept victim that changed behind the pick's back (moved to the top
