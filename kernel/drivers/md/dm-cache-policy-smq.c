@@ -1164,10 +1164,10 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
  * @current_demote_sentinels: the same for the clean queue.
  * @no_idle_dirty: no dirty block was idle for a writeback period when
  *	last looked for, since the writeback sentinels last moved.
- * @read_promote_level: a read miss in a hotspot block of this level or
- *	above is in a hot region: it needs to be looked up only more often
- *	than the block it replaces, not clearly more often.  So does a
- *	write miss, if it may compete at all (see should_promote()).
+ * @promote_level: a miss in a hotspot block of this level or above is
+ *	in a hot region: it needs to be looked up only more often than the
+ *	block it replaces, not clearly more often.  (A write miss may not
+ *	compete at all; see should_promote().)
  * @sketch: recent lookups per origin block, for admission.
  * @lookups: lookups since the policy was created.
  * @hotspot_period_end: @lookups at which the hotspot period ends.
@@ -1230,7 +1230,7 @@ struct smq_policy {
 	bool no_idle_dirty;
 	unsigned long next_demote_period;
 
-	unsigned int read_promote_level;
+	unsigned int promote_level;
 
 	struct smq_sketch sketch;
 	unsigned int lookups;
@@ -1401,7 +1401,7 @@ static void update_promote_levels(struct smq_policy *mq)
 		break;
 	}
 
-	mq->read_promote_level = NR_LEVELS - min(nr_levels, NR_LEVELS);
+	mq->promote_level = NR_LEVELS - min(nr_levels, NR_LEVELS);
 }
 
 /* A hotspot queue that predicts poorly is reshuffled faster. */
@@ -1736,7 +1736,7 @@ static bool beats_victim(const struct smq_policy *mq, unsigned int freq, unsigne
 	if (freq > vf + DIV_ROUND_UP(vf, 4))
 		return true;
 
-	return freq > vf && hs_e && hs_e->level >= mq->read_promote_level;
+	return freq > vf && hs_e && hs_e->level >= mq->promote_level;
 }
 
 /* The last CHURN_RUNS looks at contested demotions all found churn. */
@@ -2514,7 +2514,7 @@ static struct smq_policy *__smq_create(dm_cblock_t cache_size, sector_t origin_s
 	stats_init(&mq->cache_stats, NR_LEVELS);
 
 	sentinels_init(mq, now);
-	mq->read_promote_level = NR_LEVELS;
+	mq->promote_level = NR_LEVELS;
 	mq->migrations_allowed = migrations_allowed;
 	mq->cleaner = cleaner;
 	mq->victim = SMQ_NULL;

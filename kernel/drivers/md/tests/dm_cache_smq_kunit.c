@@ -313,7 +313,7 @@ static void smq_test_promote_levels(struct kunit *test)
 	struct smq_policy *mq = make_policy(test, 64, 4096, false);
 
 	update_promote_levels(mq);
-	KUNIT_EXPECT_EQ(test, mq->read_promote_level, NR_LEVELS / 2);
+	KUNIT_EXPECT_EQ(test, mq->promote_level, NR_LEVELS / 2);
 
 	load_mappings(test, mq, 64, 0, false, 0);
 	mq->cache_stats.hits = 8;	/* a hit rate of 8/16 */
@@ -321,15 +321,15 @@ static void smq_test_promote_levels(struct kunit *test)
 	mq->hotspot_stats.hits = 1;	/* well: 1/4 of hotspot lookups on top */
 	mq->hotspot_stats.misses = 3;
 	update_promote_levels(mq);
-	KUNIT_EXPECT_EQ(test, mq->read_promote_level, NR_LEVELS - 7);
+	KUNIT_EXPECT_EQ(test, mq->promote_level, NR_LEVELS - 7);
 
 	mq->hotspot_stats.misses = 10;	/* fair: 1/11 */
 	update_promote_levels(mq);
-	KUNIT_EXPECT_EQ(test, mq->read_promote_level, NR_LEVELS - 3);
+	KUNIT_EXPECT_EQ(test, mq->promote_level, NR_LEVELS - 3);
 
 	mq->hotspot_stats.misses = 100;	/* poor */
 	update_promote_levels(mq);
-	KUNIT_EXPECT_EQ(test, mq->read_promote_level, NR_LEVELS - 1);
+	KUNIT_EXPECT_EQ(test, mq->promote_level, NR_LEVELS - 1);
 	update_level_jump(mq);
 	KUNIT_EXPECT_EQ(test, mq->hotspot_level_jump, 4u);
 
@@ -337,7 +337,7 @@ static void smq_test_promote_levels(struct kunit *test)
 	mq->cache_stats.misses = 0;
 	mq->hotspot_stats.misses = 0;
 	update_promote_levels(mq);
-	KUNIT_EXPECT_EQ(test, mq->read_promote_level, NR_LEVELS - 1);
+	KUNIT_EXPECT_EQ(test, mq->promote_level, NR_LEVELS - 1);
 }
 
 /* Counts saturate at 15, a missing block reads (almost always) 0, halving ages. */
@@ -384,7 +384,7 @@ static void smq_test_should_promote(struct kunit *test)
 	struct smq_entry hs = { .level = 0 }, *victim, *stale;
 	unsigned int i, j;
 
-	mq->read_promote_level = 41;
+	mq->promote_level = 41;
 	/* with room: every miss, on first sight too */
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 1, &victim));
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, false, 1, &victim));
