@@ -17,7 +17,8 @@
  *   leave.  From then on a block is never promoted on first sight, and
  *   into a full cache only if it was looked up more often than the clean
  *   block it would replace (more often at all if its region is hot,
- *   clearly more often otherwise).  Scans stay out; a new working set
+ *   clearly more often otherwise), and only on a read, or on a write to
+ *   a block looked up very often.  Scans stay out; a new working set
  *   gets in.  How much weight recency gets against frequency is learnt
  *   from the mistakes: rejected candidates and demoted victims that come
  *   back soon; how far it may go, from the hits that promotions have been
@@ -42,8 +43,9 @@
  * origin block), cache entries and hotspot entries (a sixteenth as many)
  * live in one array, the hash tables hold one 32-bit index per four
  * entries, the hotspot's hit bits are a bitset, the sketch has two 4-bit
- * counters per cache block and the ghost table a 16-bit tag per 16: about
- * 19.5 bytes per cache block in all.  Memory spent on the sketch buys
+ * counters per cache block (but 128 KiB at least for a small cache in
+ * front of a large origin) and the ghost table a 16-bit tag per 16: about
+ * 19.5 bytes per cache block in all for a large cache.  Memory spent on the sketch buys
  * more than on the hotspot queue: fewer blocks share counters, so fewer
  * win their place by the counts of others.
  */
@@ -354,11 +356,6 @@ struct smq_sketch {
 	unsigned int sweep;
 };
 
-static unsigned int sketch_period(struct smq_sketch *s)
-{
-	return s->period;
-}
-
 /*
  * @period is in lookups; a sweep, a few words per lookup, must end well
  * within it.
@@ -369,7 +366,7 @@ static int sketch_init(struct smq_sketch *s, unsigned int nr_counters, unsigned 
 
 	s->word_bits = __ffs(nr_words);
 	s->period = max(period, 2u * nr_words / SKETCH_SWEEP);
-	s->countdown = sketch_period(s);
+	s->countdown = s->period;
 	s->sweep = ~0u;
 	s->words = vzalloc(array_size(nr_words, sizeof(u64)));
 
@@ -455,7 +452,7 @@ static void sketch_halve_some(struct smq_sketch *s)
 	}
 	/* the next sweep starts a period after this one began, this many lookups ago */
 	s->sweep = ~0u;
-	s->countdown = sketch_period(s) - (nr_words / SKETCH_SWEEP - 1u);
+	s->countdown = s->period - (nr_words / SKETCH_SWEEP - 1u);
 }
 
 /*

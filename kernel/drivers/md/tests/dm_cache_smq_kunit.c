@@ -356,7 +356,7 @@ static void smq_test_sketch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sketch_estimate(&s, 123456), 0u);
 
 	/* one period of other lookups halves every count, a few words at a time */
-	for (i = 0; i < sketch_period(&s) + (1u << s.word_bits); i++)
+	for (i = 0; i < s.period + (1u << s.word_bits); i++)
 		sketch_add(&s, 2000000 + i % 4096);
 	KUNIT_EXPECT_EQ(test, s.sweep, ~0u);
 	KUNIT_EXPECT_EQ(test, sketch_estimate(&s, 7), 7u);
@@ -365,7 +365,7 @@ static void smq_test_sketch(struct kunit *test)
 
 	/* a period too short for a sweep is stretched to fit one */
 	KUNIT_ASSERT_EQ(test, sketch_init(&s, SKETCH_MIN_COUNTERS, 1), 0);
-	KUNIT_EXPECT_GE(test, sketch_period(&s), 2u * (1u << s.word_bits) / SKETCH_SWEEP);
+	KUNIT_EXPECT_GE(test, s.period, 2u * (1u << s.word_bits) / SKETCH_SWEEP);
 	sketch_exit(&s);
 }
 
