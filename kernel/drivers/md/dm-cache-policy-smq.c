@@ -1162,8 +1162,8 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
  * @no_idle_dirty: no dirty block was idle for a writeback period when
  *	last looked for, since the writeback sentinels last moved.
  * @promote_level: a miss in a hotspot block of this level or above is
- *	in a hot region: it needs to be looked up only more often than the
- *	block it replaces, not clearly more often.  (A write miss may not
+ *	in a hot region: it needs to be looked up only two more times than
+ *	the block it replaces, not clearly more often.  (A write miss may not
  *	compete at all; see should_promote().)
  * @sketch: recent lookups per origin block, for admission.
  * @lookups: lookups since the policy was created.
@@ -1725,7 +1725,9 @@ static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblo
  * "Clearly" rounds up: counts are small, a quarter of them would often
  * round to nothing, and then one step of the ghosts' bias would let a
  * tie win.  Under a loop every block is counted the same, and each such
- * swap costs a copy and evicts a block about to be hit.
+ * swap costs a copy and evicts a block about to be hit.  "More often"
+ * is by two lookups, not one: under a loop the block just looked up is
+ * one ahead of the victim, the oldest block, which is the next to be hit.
  */
 static bool beats_victim(const struct smq_policy *mq, unsigned int freq, unsigned int vf,
 			 const struct smq_entry *hs_e)
@@ -1733,7 +1735,7 @@ static bool beats_victim(const struct smq_policy *mq, unsigned int freq, unsigne
 	if (freq > vf + DIV_ROUND_UP(vf, 4))
 		return true;
 
-	return freq > vf && hs_e && hs_e->level >= mq->promote_level;
+	return freq > vf + 1u && hs_e && hs_e->level >= mq->promote_level;
 }
 
 /* The last CHURN_RUNS looks at contested demotions all found churn. */

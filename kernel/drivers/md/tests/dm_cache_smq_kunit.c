@@ -395,14 +395,16 @@ static void smq_test_should_promote(struct kunit *test)
 	/*
 	 * "Clearly more often" rounds up: a tie plus one step of bias does
 	 * not win, not even against a victim counted too little for a quarter
-	 * of its count to be a whole lookup; in a hot region it does.
+	 * of its count to be a whole lookup.  In a hot region two lookups
+	 * more win, but not one: under a loop that is a block a pass ahead.
 	 */
 	KUNIT_EXPECT_FALSE(test, beats_victim(mq, 2 + 1, 2, NULL));
 	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 2 + 2, 2, NULL));
 	KUNIT_EXPECT_FALSE(test, beats_victim(mq, 5 + 2, 5, &hs));
 	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 5 + 3, 5, &hs));
 	hs.level = 41;
-	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 2 + 1, 2, &hs));
+	KUNIT_EXPECT_FALSE(test, beats_victim(mq, 5 + 1, 5, &hs));
+	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 5 + 2, 5, &hs));
 	hs.level = 0;
 
 	/* full: a block must be looked up more often than the one it replaces */
@@ -422,7 +424,8 @@ static void smq_test_should_promote(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 5, &victim));
 	KUNIT_EXPECT_EQ(test, mq->victim_uses, 1u);
 	hs.level = 41;
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 5, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 5, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 6, &victim));
 	KUNIT_ASSERT_NOT_NULL(test, victim);
 	KUNIT_EXPECT_EQ(test, mq->victim, from_cblock(infer_cblock(mq, victim)));
 	demote(mq, victim);
