@@ -335,6 +335,7 @@ static void hit_bits_clear_all(struct smq_hit_bits *h)
 #define SKETCH_CACHE_COUNTERS 2u	/* counters per cache block */
 #define SKETCH_ORIGIN_COUNTERS 8u	/* no more counters per origin block */
 #define SKETCH_MIN_COUNTERS (256u * 1024u)	/* 128 KiB, if the origin needs them */
+#define SKETCH_MAX_COUNT 15u	/* a 4-bit counter's ceiling */
 
 /*
  * struct smq_sketch - how often each origin block was looked up lately: a
@@ -407,7 +408,7 @@ static __always_inline void sketch_locate(struct smq_sketch *s, u32 oblock,
 static __always_inline unsigned int sketch_count(u64 w, const struct sketch_slot *slot,
 						 unsigned int i)
 {
-	return (w >> slot->shift[i]) & 15;
+	return (w >> slot->shift[i]) & SKETCH_MAX_COUNT;
 }
 
 static __always_inline unsigned int sketch_min(u64 w, const struct sketch_slot *slot)
@@ -472,7 +473,7 @@ static unsigned int sketch_add(struct smq_sketch *s, u32 oblock)
 	sketch_locate(s, oblock, &slot);
 	w = *slot.word;
 	est = sketch_min(w, &slot);
-	if (est == 15)
+	if (est == SKETCH_MAX_COUNT)
 		return est;
 	/* OR, not add: two fields picking one nibble raise it once */
 	*slot.word = w + (sketch_inc_at(w, &slot, est, 0) | sketch_inc_at(w, &slot, est, 1) |
@@ -1163,7 +1164,8 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
  *	last looked for, since the writeback sentinels last moved.
  * @promote_level: a miss in a hotspot block of this level or above is
  *	in a hot region: it needs to be looked up only two more times than
- *	the block it replaces, not clearly more often.  (A write miss may not
+ *	the block it replaces (one if that one's count is at the ceiling),
+ *	not clearly more often.  (A write miss may not
  *	compete at all; see should_promote().)
  * @sketch: recent lookups per origin block, for admission.
  * @lookups: lookups since the policy was created.
@@ -1728,14 +1730,19 @@ static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblo
  * swap costs a copy and evicts a block about to be hit.  "More often"
  * is by two lookups, not one: under a loop the block just looked up is
  * one ahead of the victim, the oldest block, which is the next to be hit.
+ * At the counters' ceiling, though, a victim and a candidate may each
+ * have been looked up any number of times more: there the counts tell
+ * nothing, and one step of the ghosts' bias decides.
  */
 static bool beats_victim(const struct smq_policy *mq, unsigned int freq, unsigned int vf,
 			 const struct smq_entry *hs_e)
 {
+	unsigned int more = vf < SKETCH_MAX_COUNT ? 2u : 1u;
+
 	if (freq > vf + DIV_ROUND_UP(vf, 4))
 		return true;
 
-	return freq > vf + 1u && hs_e && hs_e->level >= mq->promote_level;
+	return freq >= vf + more && hs_e && hs_e->level >= mq->promote_level;
 }
 
 /* The last CHURN_RUNS looks at contested demotions all found churn. */

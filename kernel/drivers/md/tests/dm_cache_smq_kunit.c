@@ -397,6 +397,7 @@ static void smq_test_should_promote(struct kunit *test)
 	 * not win, not even against a victim counted too little for a quarter
 	 * of its count to be a whole lookup.  In a hot region two lookups
 	 * more win, but not one: under a loop that is a block a pass ahead.
+	 * At the ceiling a count tells nothing more, and one step does win.
 	 */
 	KUNIT_EXPECT_FALSE(test, beats_victim(mq, 2 + 1, 2, NULL));
 	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 2 + 2, 2, NULL));
@@ -405,7 +406,11 @@ static void smq_test_should_promote(struct kunit *test)
 	hs.level = 41;
 	KUNIT_EXPECT_FALSE(test, beats_victim(mq, 5 + 1, 5, &hs));
 	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 5 + 2, 5, &hs));
+	KUNIT_EXPECT_FALSE(test, beats_victim(mq, SKETCH_MAX_COUNT, SKETCH_MAX_COUNT - 1, &hs));
+	KUNIT_EXPECT_FALSE(test, beats_victim(mq, SKETCH_MAX_COUNT, SKETCH_MAX_COUNT, &hs));
+	KUNIT_EXPECT_TRUE(test, beats_victim(mq, SKETCH_MAX_COUNT + 1, SKETCH_MAX_COUNT, &hs));
 	hs.level = 0;
+	KUNIT_EXPECT_FALSE(test, beats_victim(mq, SKETCH_MAX_COUNT + 1, SKETCH_MAX_COUNT, &hs));
 
 	/* full: a block must be looked up more often than the one it replaces */
 	load_mappings(test, mq, 16, 0, false, 0);
