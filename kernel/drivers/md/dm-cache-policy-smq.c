@@ -16,9 +16,9 @@
  *   seen for the first time into the bottom level, first in line to
  *   leave.  From then on a block is never promoted on first sight, and
  *   into a full cache only if it was looked up more often than the clean
- *   block it would replace (more often at all if its region is hot,
- *   clearly more often otherwise), and only on a read, or on a write to
- *   a block looked up very often.  Scans stay out; a new working set
+ *   block it would replace (by two lookups if its region is hot, by a
+ *   quarter and one otherwise), and only on a read, or on a write to a
+ *   block looked up very often.  Scans stay out; a new working set
  *   gets in.  How much weight recency gets against frequency is learnt
  *   from the mistakes: rejected candidates and demoted victims that come
  *   back soon; how far it may go, from the hits that promotions have been
@@ -1163,10 +1163,10 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
  * @no_idle_dirty: no dirty block was idle for a writeback period when
  *	last looked for, since the writeback sentinels last moved.
  * @promote_level: a miss in a hotspot block of this level or above is
- *	in a hot region: it needs to be looked up only two more times than
- *	the block it replaces (one if that one's count is at the ceiling),
- *	not clearly more often.  (A write miss may not
- *	compete at all; see should_promote().)
+ *	in a hot region: two lookups more than the victim's count are
+ *	enough to replace it (one more at the counters' ceiling), however
+ *	high that count; see beats_victim().  (A write miss may not compete
+ *	at all; see should_promote().)
  * @sketch: recent lookups per origin block, for admission.
  * @lookups: lookups since the policy was created.
  * @hotspot_period_end: @lookups at which the hotspot period ends.
@@ -1723,26 +1723,27 @@ static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblo
 
 /*
  * Is a candidate counted @freq worth more than a victim counted @vf?
- * Clearly more often looked up, or more often and in a hot region.
- * "Clearly" rounds up: counts are small, a quarter of them would often
- * round to nothing, and then one step of the ghosts' bias would let a
- * tie win.  Under a loop every block is counted the same, and each such
- * swap costs a copy and evicts a block about to be hit.  "More often"
- * is by two lookups, not one: under a loop the block just looked up is
- * one ahead of the victim, the oldest block, which is the next to be hit.
- * At the counters' ceiling, though, a victim and a candidate may each
- * have been looked up any number of times more: there the counts tell
- * nothing, and one step of the ghosts' bias decides.
+ * Clearly more often looked up: by a quarter of the victim's count,
+ * rounded up, and one.  Rounded up because counts are small, a quarter
+ * of them would often round to nothing, and then one step of the
+ * ghosts' bias would let a tie win: under a loop every block is counted
+ * the same, and each such swap costs a copy and evicts a block about to
+ * be hit.  In a hot region, two lookups more are enough however high the
+ * victim's count, but not one: under a loop, the block just looked up
+ * is one ahead of the victim, the oldest block and the next to be hit.
+ * At the counters' ceiling, though, both may have been looked up any
+ * number of times more: there the counts tell nothing, and one step of
+ * the bias decides.
  */
 static bool beats_victim(const struct smq_policy *mq, unsigned int freq, unsigned int vf,
 			 const struct smq_entry *hs_e)
 {
-	unsigned int more = vf < SKETCH_MAX_COUNT ? 2u : 1u;
+	unsigned int hot_lead = vf < SKETCH_MAX_COUNT ? 2u : 1u;
 
 	if (freq > vf + DIV_ROUND_UP(vf, 4))
 		return true;
 
-	return freq >= vf + more && hs_e && hs_e->level >= mq->promote_level;
+	return freq >= vf + hot_lead && hs_e && hs_e->level >= mq->promote_level;
 }
 
 /* The last CHURN_RUNS looks at contested demotions all found churn. */
@@ -1824,8 +1825,8 @@ static void note_demotion(struct smq_policy *mq, struct smq_entry *e)
  * and no winner took; but a write covering a whole block, which costs no
  * read from the origin, still goes into a free block at once.  In a full
  * cache, only a block missed by a read and looked up clearly more often
- * lately than the one it would replace, @*victim, or more often and in a
- * hot region of the hotspot queue.  A write miss mostly gains nothing
+ * lately than the one it would replace, @*victim, or, in a hot region of
+ * the hotspot queue, a little more often (see beats_victim()).  A write miss mostly gains nothing
  * from a promotion there: it costs a copy from the origin, a victim, and
  * later a writeback, where writing to the origin costs one write; if the
  * block is read again, the read can promote it.  Only a block looked up

@@ -396,8 +396,8 @@ static void smq_test_should_promote(struct kunit *test)
 	 * "Clearly more often" rounds up: a tie plus one step of bias does
 	 * not win, not even against a victim counted too little for a quarter
 	 * of its count to be a whole lookup.  In a hot region two lookups
-	 * more win, but not one: under a loop that is a block a pass ahead.
-	 * At the ceiling a count tells nothing more, and one step does win.
+	 * more win, but not one (under a loop, the candidate just looked up
+	 * is one ahead of the victim); at the ceiling one does.
 	 */
 	KUNIT_EXPECT_FALSE(test, beats_victim(mq, 2 + 1, 2, NULL));
 	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 2 + 2, 2, NULL));
@@ -407,6 +407,7 @@ static void smq_test_should_promote(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, beats_victim(mq, 5 + 1, 5, &hs));
 	KUNIT_EXPECT_TRUE(test, beats_victim(mq, 5 + 2, 5, &hs));
 	KUNIT_EXPECT_FALSE(test, beats_victim(mq, SKETCH_MAX_COUNT, SKETCH_MAX_COUNT - 1, &hs));
+	KUNIT_EXPECT_TRUE(test, beats_victim(mq, SKETCH_MAX_COUNT + 1, SKETCH_MAX_COUNT - 1, &hs));
 	KUNIT_EXPECT_FALSE(test, beats_victim(mq, SKETCH_MAX_COUNT, SKETCH_MAX_COUNT, &hs));
 	KUNIT_EXPECT_TRUE(test, beats_victim(mq, SKETCH_MAX_COUNT + 1, SKETCH_MAX_COUNT, &hs));
 	hs.level = 0;
@@ -415,7 +416,7 @@ static void smq_test_should_promote(struct kunit *test)
 	/* full: a block must be looked up more often than the one it replaces */
 	load_mappings(test, mq, 16, 0, false, 0);
 	for (i = 0; i < 16; i++)
-		for (j = 0; j < 4; j++)
+		for (j = 0; j < 5; j++)
 			sketch_add(&mq->sketch, i);
 	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 1, &victim));
 	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, WRITE, true, 0, &victim));
@@ -423,14 +424,15 @@ static void smq_test_should_promote(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, victim);
 	KUNIT_EXPECT_LT(test, from_cblock(infer_cblock(mq, victim)), 16u);
 	/*
-	 * A little more often is enough only in a hot region.  Losing to the
-	 * victim kept from the last miss uses it up a little; a demotion drops it.
+	 * Against a victim counted 5, two lookups more are enough only in a
+	 * hot region.  Losing to the victim kept from the last miss uses it
+	 * up a little; a demotion drops it.
 	 */
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 5, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 7, &victim));
 	KUNIT_EXPECT_EQ(test, mq->victim_uses, 1u);
 	hs.level = 41;
-	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 5, &victim));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 6, &victim));
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 6, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 7, &victim));
 	KUNIT_ASSERT_NOT_NULL(test, victim);
 	KUNIT_EXPECT_EQ(test, mq->victim, from_cblock(infer_cblock(mq, victim)));
 	demote(mq, victim);
@@ -449,7 +451,7 @@ static void smq_test_should_promote(struct kunit *test)
 	hs.level = 0;
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, WRITE, false,
 					       WRITE_PROMOTE_FREQ, &victim));
-	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 6, &victim));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), &hs, READ, false, 8, &victim));
 
 	/*
 	 * A kept victim that changed behind the pick's back (moved to the top
