@@ -897,7 +897,11 @@ static void reset_pid_controller(struct power_allocator_params *params)
 	params->last_update_ns = 0;
 }
 
-/* Below switch-on: every actor may run at the least cooling state allowed. */
+/*
+ * Below switch-on: release every actor (state 0).  A binding's lower limit
+ * applies while its trip is crossed, as for the other governors; holding
+ * it here would throttle an idle zone, and every zone sharing the device.
+ */
 static void allow_maximum_power(struct thermal_zone_device *tz)
 {
 	struct power_allocator_params *params = tz->governor_data;
@@ -910,7 +914,7 @@ static void allow_maximum_power(struct thermal_zone_device *tz)
 		if (!power_actor_is_valid(instance))
 			continue;
 
-		instance->target = instance->lower;
+		instance->target = 0;
 		mutex_lock(&cdev->lock);
 		/* keeps the device's own load statistics current */
 		cdev->ops->get_requested_power(cdev, &req_power);
@@ -1065,6 +1069,22 @@ free_params:
 	return ret;
 }
 
+/*
+ * Gains that still hold the governor's estimate are its own: it takes them
+ * back when it leaves the zone, so that the next binding estimates them
+ * afresh instead of taking them for a user's and never updating them.
+ */
+static void forget_estimated_gains(struct thermal_zone_params *tzp,
+				   struct power_allocator_params *params)
+{
+	if (tzp->k_po == params->est_k_po)
+		tzp->k_po = 0;
+	if (tzp->k_pu == params->est_k_pu)
+		tzp->k_pu = 0;
+	if (tzp->k_i == params->est_k_i)
+		tzp->k_i = 0;
+}
+
 static void power_allocator_unbind(struct thermal_zone_device *tz)
 {
 	struct power_allocator_params *params = tz->governor_data;
@@ -1074,6 +1094,8 @@ static void power_allocator_unbind(struct thermal_zone_device *tz)
 	if (params->allocated_tzp) {
 		kfree(tz->tzp);
 		tz->tzp = NULL;
+	} else {
+		forget_estimated_gains(tz->tzp, params);
 	}
 
 	kfree(params->power);

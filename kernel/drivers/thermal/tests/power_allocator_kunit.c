@@ -230,6 +230,31 @@ static void ipa_test_user_gains_kept(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tz->tzp->sustainable_power, 4000u >> FAKE_MAX_STATE);
 }
 
+/*
+ * Bound again (a policy write), the governor estimates afresh the gains it
+ * had estimated, and they keep following the sustainable power; a gain a
+ * user set stays.
+ */
+static void ipa_test_rebind_gains(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 4500);
+
+	fake_bind(test, tz, 4000, 1000, 1);
+	KUNIT_ASSERT_EQ(test, power_allocator_bind(tz), 0);
+	tz->tzp->k_po = 777;
+	tz->tzp->sustainable_power = 3000;
+	power_allocator_unbind(tz);
+
+	governor_bind(test, tz);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_po, 777);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(6000) / 10000));
+	tz->tzp->sustainable_power = 2000;
+	get_sustainable_power(tz, tz->governor_data, 75000);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(4000) / 10000));
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_i, tz->tzp->k_pu / 10);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_po, 777);
+}
+
 static void ipa_test_pid_terms(struct kunit *test)
 {
 	struct power_allocator_params params = {};
@@ -637,7 +662,10 @@ static void ipa_test_actor_failing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fake_state(c), sc);
 }
 
-/* Below switch-on every actor gets the least cooling its binding allows. */
+/*
+ * Below switch-on every actor is released, whatever its binding's lower
+ * limit: that limit holds only while the trip is crossed.
+ */
 static void ipa_test_switch_on(struct kunit *test)
 {
 	struct power_allocator_params *params;
@@ -654,7 +682,7 @@ static void ipa_test_switch_on(struct kunit *test)
 	power_allocator_manage(tz);
 	mutex_unlock(&tz->lock);
 	params = tz->governor_data;
-	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 0ul);
 	KUNIT_EXPECT_EQ(test, params->err_integral, 0);
 }
 
@@ -694,6 +722,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_fixed_point),
 	KUNIT_CASE(ipa_test_defaults),
 	KUNIT_CASE(ipa_test_user_gains_kept),
+	KUNIT_CASE(ipa_test_rebind_gains),
 	KUNIT_CASE(ipa_test_pid_terms),
 	KUNIT_CASE(ipa_test_anti_windup),
 	KUNIT_CASE(ipa_test_integral_cutoff),
