@@ -2066,8 +2066,11 @@ static void __complete_background_work(struct smq_policy *mq, struct policy_work
 {
 	struct smq_entry *e = cblock_entry(mq, work->cblock);
 
-	if (WARN_ON_ONCE(!e || !e->pending_work))
+	/* Still retire the work: the tracker BUG()s on any left at destroy. */
+	if (WARN_ON_ONCE(!e || !e->pending_work)) {
+		btracker_complete(mq->bg_work, work);
 		return;
+	}
 
 	e->pending_work = false;
 	switch (work->op) {
@@ -2530,10 +2533,11 @@ static struct smq_policy *__smq_create(dm_cblock_t cache_size, sector_t origin_s
 	return mq;
 }
 
+#if IS_ENABLED(CONFIG_DM_CACHE_SMQ_KUNIT_TEST)
 /*
  * Bytes the policy allocated, as the allocations were sized: the entry
  * space, bitsets, hash buckets, the policy itself and the most background
- * work the tracker may hold.
+ * work the tracker may hold.  Only the tests ask.
  */
 static size_t smq_memory_bytes(struct smq_policy *mq)
 {
@@ -2550,6 +2554,7 @@ static size_t smq_memory_bytes(struct smq_policy *mq)
 
 	return bytes;
 }
+#endif
 
 static struct dm_cache_policy *smq_create(dm_cblock_t cache_size, sector_t origin_size,
 					  sector_t cache_block_size)
