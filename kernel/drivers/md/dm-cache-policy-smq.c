@@ -1189,6 +1189,8 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
  *	CHURN_RUNS the bias may not be positive.
  * @heir: the origin block that won a full cache's block, promoted as soon
  *	as the demotion it queued frees that block; @has_heir says if any.
+ * @last_lookup: the origin block of the last lookup that counted, made at
+ *	@last_lookup_at (jiffies); @has_last_lookup says if there was one.
  * @bg_work: queued and running background work.
  * @migrations_allowed: promotions and demotions may be queued.
  * @cleaner: write back every dirty block, even when the device is busy.
@@ -1248,6 +1250,9 @@ struct smq_policy {
 	unsigned int churn_runs;
 	u32 heir;
 	bool has_heir;
+	u32 last_lookup;
+	bool has_last_lookup;
+	unsigned long last_lookup_at;
 	struct smq_ghosts ghosts;
 	struct background_tracker *bg_work;
 
@@ -1941,6 +1946,31 @@ static void smq_destroy(struct dm_cache_policy *p)
 	kfree(mq);
 }
 
+/*
+ * Is this lookup another bio for the block looked up last, within a
+ * second?  The target looks up every bio, and a bio smaller than a cache
+ * block is one of several for it: together they are one access and count
+ * once (the policy interface asks for a hit to count once per tick), or a
+ * scan in small bios would look as hot as a working set and evict it.
+ * Only the last block is remembered: remembering a few more also forgot
+ * accesses that really repeat, and measured worse on the block traces.
+ * A block looked up over and over, and nothing else, still counts once a
+ * second.
+ */
+static bool repeats_last_lookup(struct smq_policy *mq, u32 oblock)
+{
+	unsigned long now = jiffies;
+
+	if (mq->has_last_lookup && mq->last_lookup == oblock &&
+	    time_before(now, mq->last_lookup_at + HZ))
+		return true;
+
+	mq->last_lookup = oblock;
+	mq->last_lookup_at = now;
+	mq->has_last_lookup = true;
+	return false;
+}
+
 static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblock,
 		    int data_dir, bool fast_copy, struct policy_work **work,
 		    bool *background_queued)
@@ -1951,6 +1981,15 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 	*background_queued = false;
 	if (unlikely(from_oblock(oblock) > U32_MAX))
 		return -EINVAL;
+
+	/* Counted already: only the mapping is wanted. */
+	if (repeats_last_lookup(mq, from_oblock(oblock))) {
+		e = h_lookup(&mq->table, from_oblock(oblock));
+		if (!e)
+			return -ENOENT;
+		*cblock = infer_cblock(mq, e);
+		return 0;
+	}
 
 	mq->lookups++;
 	freq = sketch_add(&mq->sketch, from_oblock(oblock));

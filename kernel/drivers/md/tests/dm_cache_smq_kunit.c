@@ -635,6 +635,7 @@ static void smq_test_churn(struct kunit *test)
 	load_mappings(test, mq, 16, 0, false, 0);
 	for (i = 0; i < 40 && !counts[POLICY_PROMOTE]; i++) {
 		KUNIT_EXPECT_NE(test, lookup(mq, 50000, READ, &cblock), 0);
+		lookup(mq, 60000 + i, READ, &cblock);	/* so that 50000 counts again */
 		run_background_work(mq, false, true, counts);
 	}
 	KUNIT_ASSERT_EQ(test, counts[POLICY_PROMOTE], 1u);
@@ -695,12 +696,56 @@ static void smq_test_admission(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 0u);
 	KUNIT_EXPECT_EQ(test, counts[POLICY_DEMOTE], 0u);
 
-	for (i = 0; i < 40 && lookup(mq, 50000, READ, &cblock); i++)
+	/* another block in between: each lookup of 50000 counts */
+	for (i = 0; i < 40 && lookup(mq, 50000, READ, &cblock); i++) {
+		lookup(mq, 60000 + i, READ, &cblock);
 		run_background_work(mq, false, true, counts);
+	}
 	KUNIT_EXPECT_EQ(test, lookup(mq, 50000, READ, &cblock), 0);
 	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 1u);
 	KUNIT_EXPECT_EQ(test, counts[POLICY_DEMOTE], 1u);
 	KUNIT_EXPECT_EQ(test, residency(mq), 64u);
+}
+
+/*
+ * Several bios for one block, nothing in between, are one access: a scan
+ * in small bios is counted like one in whole blocks and stays out of a
+ * full cache.  Looked up again a second later, or after another block,
+ * the block counts again.
+ */
+static void smq_test_repeated_lookups(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 64, 1u << 16, false);
+	unsigned int i, k, counts[3] = {};
+	dm_cblock_t cblock;
+
+	load_mappings(test, mq, 64, 0, false, 0);
+	for (k = 0; k < 8; k++)
+		for (i = 0; i < 64; i++)
+			lookup(mq, i, READ, &cblock);
+	for (i = 0; i < 2000; i++) {
+		for (k = 0; k < 16; k++)
+			lookup(mq, 100000 + i, READ, &cblock);
+		run_background_work(mq, false, true, counts);
+	}
+	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 0u);
+	KUNIT_EXPECT_EQ(test, residency(mq), 64u);
+
+	for (k = 0; k < 16; k++)
+		KUNIT_EXPECT_EQ(test, lookup(mq, 5000, READ, &cblock), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, 5000), 1u);
+	mq->last_lookup_at -= HZ;
+	KUNIT_EXPECT_EQ(test, lookup(mq, 5000, READ, &cblock), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, 5000), 2u);
+	KUNIT_EXPECT_EQ(test, lookup(mq, 5001, READ, &cblock), -ENOENT);
+	KUNIT_EXPECT_EQ(test, lookup(mq, 5000, READ, &cblock), -ENOENT);
+	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, 5000), 3u);
+
+	/* a repeat still gets the mapping */
+	KUNIT_EXPECT_EQ(test, lookup(mq, 7, READ, &cblock), 0);
+	cblock = to_cblock(~0u);
+	KUNIT_EXPECT_EQ(test, lookup(mq, 7, READ, &cblock), 0);
+	KUNIT_EXPECT_PTR_EQ(test, cblock_entry(mq, cblock), h_lookup(&mq->table, 7));
 }
 
 /*
@@ -716,8 +761,10 @@ static void smq_test_victims(struct kunit *test)
 	dm_cblock_t cblock;
 
 	load_mappings(test, mq, 1, 0, false, NR_LEVELS - 1);
-	for (i = 0; i < 10 && lookup(mq, 100, READ, &cblock); i++)
+	for (i = 0; i < 10 && lookup(mq, 100, READ, &cblock); i++) {
+		lookup(mq, 200 + i, READ, &cblock);	/* so that 100 counts again */
 		run_background_work(mq, false, true, counts);
+	}
 	KUNIT_EXPECT_EQ(test, lookup(mq, 100, READ, &cblock), 0);
 	KUNIT_EXPECT_EQ(test, counts[POLICY_DEMOTE], 1u);
 	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 1u);
@@ -773,13 +820,18 @@ static void smq_test_hit_lift(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, 0, lookup(mq, 5, READ, &cblock));
 	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, HIT_LIFT);
 	KUNIT_EXPECT_EQ(test, mq->clean.qs[HIT_LIFT].nr_elts, 1u);
-	/* the second hit in the same period lifts it too */
+	/* another bio of the same access (nothing in between) does not lift */
+	KUNIT_ASSERT_EQ(test, 0, lookup(mq, 5, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, HIT_LIFT);
+	/* the second hit in the same period, after another lookup, lifts it too */
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 1000, READ, &cblock));
 	KUNIT_ASSERT_EQ(test, 0, lookup(mq, 5, READ, &cblock));
 	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, NR_LEVELS - 1);
 	KUNIT_EXPECT_EQ(test, mq->clean.qs[HIT_LIFT].nr_elts, 0u);
 
 	/* at the top a hit makes it the youngest again */
 	KUNIT_ASSERT_EQ(test, 0, lookup(mq, 6, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 1001, READ, &cblock));
 	KUNIT_ASSERT_EQ(test, 0, lookup(mq, 6, READ, &cblock));
 	KUNIT_EXPECT_PTR_EQ(test, youngest(&mq->clean, NR_LEVELS - 1),
 			    cblock_entry(mq, to_cblock(6)));
@@ -938,7 +990,8 @@ static void smq_test_background_work(struct kunit *test)
 
 	smq_complete_background_work(&mq->policy, work, false);
 	KUNIT_EXPECT_EQ(test, residency(mq), 0u);
-	/* looked up again (not on first sight), it is queued once more */
+	/* a second later (not on first sight), it is queued once more */
+	mq->last_lookup_at -= HZ;
 	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 100, READ, &cblock));
 	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
 	KUNIT_EXPECT_EQ(test, work->op, POLICY_PROMOTE);
@@ -1270,6 +1323,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_payoff),
 	KUNIT_CASE(smq_test_churn),
 	KUNIT_CASE(smq_test_admission),
+	KUNIT_CASE(smq_test_repeated_lookups),
 	KUNIT_CASE(smq_test_victims),
 	KUNIT_CASE(smq_test_hit_lift),
 	KUNIT_CASE(smq_test_first_sight),
