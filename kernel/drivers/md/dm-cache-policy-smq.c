@@ -11,7 +11,8 @@
  *   level, a miss replaces the oldest entry of the lowest level.  The level
  *   of a region is therefore a stochastic measure of how hot it is.
  *
- * - A count-min sketch counts how often each block was looked up lately.
+ * - A count-min sketch counts how often each block was looked up lately
+ *   (several bios for one block in a row count once).
  *   Until the cache is first full every missed block is promoted, one
  *   seen for the first time into the bottom level, first in line to
  *   leave.  From then on a block is never promoted on first sight, and
