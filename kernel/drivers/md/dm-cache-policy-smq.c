@@ -1191,7 +1191,8 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
  * @heir: the origin block that won a full cache's block, promoted as soon
  *	as the demotion it queued frees that block; @has_heir says if any.
  * @last_lookup: the origin block of the last lookup that counted, made at
- *	@last_lookup_at (jiffies); @has_last_lookup says if there was one.
+ *	@last_lookup_at (jiffies; a second before creation at first, so that
+ *	no lookup repeats it).
  * @bg_work: queued and running background work.
  * @migrations_allowed: promotions and demotions may be queued.
  * @cleaner: write back every dirty block, even when the device is busy.
@@ -1252,7 +1253,6 @@ struct smq_policy {
 	u32 heir;
 	bool has_heir;
 	u32 last_lookup;
-	bool has_last_lookup;
 	unsigned long last_lookup_at;
 	struct smq_ghosts ghosts;
 	struct background_tracker *bg_work;
@@ -1962,13 +1962,11 @@ static bool repeats_last_lookup(struct smq_policy *mq, u32 oblock)
 {
 	unsigned long now = jiffies;
 
-	if (mq->has_last_lookup && mq->last_lookup == oblock &&
-	    time_before(now, mq->last_lookup_at + HZ))
+	if (mq->last_lookup == oblock && time_before(now, mq->last_lookup_at + HZ))
 		return true;
 
 	mq->last_lookup = oblock;
 	mq->last_lookup_at = now;
-	mq->has_last_lookup = true;
 	return false;
 }
 
@@ -2107,10 +2105,8 @@ static void __complete_background_work(struct smq_policy *mq, struct policy_work
 	struct smq_entry *e = cblock_entry(mq, work->cblock);
 
 	/* Still retire the work: the tracker BUG()s on any left at destroy. */
-	if (WARN_ON_ONCE(!e || !e->pending_work)) {
-		btracker_complete(mq->bg_work, work);
-		return;
-	}
+	if (WARN_ON_ONCE(!e || !e->pending_work))
+		goto retire;
 
 	e->pending_work = false;
 	switch (work->op) {
@@ -2145,6 +2141,7 @@ static void __complete_background_work(struct smq_policy *mq, struct policy_work
 		break;
 	}
 
+retire:
 	btracker_complete(mq->bg_work, work);
 }
 
@@ -2564,6 +2561,7 @@ static struct smq_policy *__smq_create(dm_cblock_t cache_size, sector_t origin_s
 	stats_init(&mq->cache_stats, NR_LEVELS);
 
 	sentinels_init(mq, now);
+	mq->last_lookup_at = now - HZ;
 	mq->promote_level = NR_LEVELS;
 	mq->migrations_allowed = migrations_allowed;
 	mq->cleaner = cleaner;
