@@ -1037,7 +1037,14 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
 #define MAX_BACKGROUND_WORK 4096u
 
 #define GHOST_RATIO 16u		/* cache blocks per ghost slot */
-#define GHOST_MIN_SLOTS 256u
+/*
+ * A ghost lasts about as many demotions and rejections as there are
+ * slots.  A small cache's should reach back no further than the cache
+ * does: with 256 slots, a cache of 25 blocks counted as regrets
+ * candidates that came back ten cache-fulls of demotions later, long
+ * after admitting them would have been any use.
+ */
+#define GHOST_MIN_SLOTS 16u
 #define GHOST_VICTIM 0x8000u	/* the tag is a demoted victim's */
 #define GHOST_TAG_MASK 0x7fffu
 #define GHOST_MAX_CREDIT 64u
@@ -1079,6 +1086,9 @@ struct smq_ghosts {
 	int ceiling;
 	unsigned int credit;
 };
+
+/* ghost_slot() shifts a 64-bit hash right by 64 less the bits of the index. */
+static_assert(GHOST_MIN_SLOTS >= 2);
 
 static int ghosts_init(struct smq_ghosts *g, unsigned int nr_cache)
 {

@@ -529,6 +529,55 @@ static void smq_test_ghosts(struct kunit *test)
 					       &victim));
 }
 
+/* Remember a victim whose ghost goes into @slot. */
+static void remember_victim_in_slot(struct smq_ghosts *g, unsigned int slot)
+{
+	u32 oblock = 1000000u * (slot + 1u);
+	u16 tag;
+
+	while (ghost_slot(g, oblock, &tag) != g->tags + slot)
+		oblock++;
+	ghost_remember(g, oblock, true);
+}
+
+/*
+ * A small cache's ghosts reach back about as far as the cache does: it
+ * has no more slots than about its blocks, and once as many victims as
+ * it has slots are remembered after a rejection, the rejected block
+ * coming back is no regret.  A large cache has a slot per GHOST_RATIO
+ * blocks.
+ */
+static void smq_test_ghost_reach(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 24, 4096, false);
+	struct smq_ghosts *g = &mq->ghosts;
+	unsigned int i, nr = 1u << g->bits;
+	u16 tag, *slot;
+
+	KUNIT_EXPECT_EQ(test, nr, GHOST_MIN_SLOTS);
+	KUNIT_EXPECT_LE(test, nr, 2u * 24u);
+
+	/* every other slot taken: the rejection is still remembered */
+	ghost_remember(g, 7, true);
+	ghost_remember(g, 9, false);
+	slot = ghost_slot(g, 9, &tag);
+	for (i = 0; i < nr; i++)
+		if (g->tags + i != slot)
+			remember_victim_in_slot(g, i);
+	ghost_check(g, 9);
+	KUNIT_EXPECT_EQ(test, g->bias, 1);
+
+	/* every slot taken */
+	ghost_remember(g, 9, false);
+	for (i = 0; i < nr; i++)
+		remember_victim_in_slot(g, i);
+	ghost_check(g, 9);
+	KUNIT_EXPECT_EQ(test, g->bias, 1);
+
+	mq = make_policy(test, 1024 * GHOST_RATIO, 1u << 20, false);
+	KUNIT_EXPECT_EQ(test, 1u << mq->ghosts.bits, 1024u);
+}
+
 /*
  * While promotions into a full cache are each followed by a few hits, the
  * rejected candidates that come back may push admission further towards
@@ -1320,6 +1369,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_sketch_counters),
 	KUNIT_CASE(smq_test_should_promote),
 	KUNIT_CASE(smq_test_ghosts),
+	KUNIT_CASE(smq_test_ghost_reach),
 	KUNIT_CASE(smq_test_payoff),
 	KUNIT_CASE(smq_test_churn),
 	KUNIT_CASE(smq_test_admission),
