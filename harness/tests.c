@@ -411,8 +411,12 @@ static void test_malformed(void)
 	fclose(f);
 	ok(trace_load(&t, path, &o, err, sizeof(err)) == -EINVAL && strstr(err, "record 0"),
 	   "a short vscsi record is an error naming the record (%s)", err);
-	trace_free(&t);
+	ok(!t.name && !t.reqs, "a failed load leaves nothing to free");
 	unlink(path);
+	ok(trace_load(&t, path, &o, err, sizeof(err)) == -ENOENT && !t.name,
+	   "a missing trace is an error and leaves nothing to free (%s)", err);
+	ok(trace_generate(&t, "zipf:9", &o, err, sizeof(err)) == -EINVAL && !t.name,
+	   "a bad generator is an error and leaves nothing to free (%s)", err);
 }
 
 static void test_generators(void)

@@ -444,8 +444,10 @@ int trace_load(struct trace *t, const char *path, const struct load_opts *o, cha
 	trace_init(t, name);
 	free(name);
 	f = open_trace(path, &piped, err, len);
-	if (!f)
+	if (!f) {
+		trace_free(t);
 		return -ENOENT;
+	}
 
 	if (!fmt) {
 		/* peek at the first line through a second open */
@@ -463,6 +465,7 @@ int trace_load(struct trace *t, const char *path, const struct load_opts *o, cha
 		fmt = guess_format(path, first);
 		if (!fmt) {
 			piped ? pclose(f) : fclose(f);
+			trace_free(t);
 			return fail(err, len, "%s: cannot tell the trace format; give --format", path);
 		}
 	}
@@ -479,7 +482,9 @@ int trace_load(struct trace *t, const char *path, const struct load_opts *o, cha
 		r = fail(err, len, "%s: reading failed (decompressor exit %d)", path, c);
 	if (!r && !t->nr_reqs)
 		r = fail(err, len, "%s: no requests", path);
-	if (!r)
+	if (r)
+		trace_free(t);
+	else
 		trace_finish(t);
 	return r;
 }
@@ -563,8 +568,10 @@ int trace_generate(struct trace *t, const char *spec, const struct load_opts *o,
 			trace_add(t, rnd(&seed) % blocks, 1, rnd(&seed) % 4 == 0, true,
 				  i * 1000000ull / o->rate);
 	} else if (!strcmp(kind, "zipf")) {
-		if (sscanf(spec, "zipf:%lf", &theta) != 1 || theta <= 0 || theta > 3)
+		if (sscanf(spec, "zipf:%lf", &theta) != 1 || theta <= 0 || theta > 3) {
+			trace_free(t);
 			return fail(err, len, "generator '%s': zipf:THETA with 0 < THETA <= 3", spec);
+		}
 		zipf_init(&z, blocks, theta);
 		for (i = 0; i < n; i++)
 			trace_add(t, scatter(zipf_draw(&z, &seed), blocks), 1, rnd(&seed) % 4 == 0, true,
@@ -577,8 +584,10 @@ int trace_generate(struct trace *t, const char *spec, const struct load_opts *o,
 		 */
 		uint64_t hot = blocks * hot_pct / 100, cursor = 0;
 
-		if (sscanf(spec, "scan:%lf", &scan_frac) != 1 || scan_frac < 0 || scan_frac >= 1)
+		if (sscanf(spec, "scan:%lf", &scan_frac) != 1 || scan_frac < 0 || scan_frac >= 1) {
+			trace_free(t);
 			return fail(err, len, "generator '%s': scan:FRACTION with 0 <= FRACTION < 1", spec);
+		}
 		zipf_init(&z, hot, 1.0);
 		for (i = 0; i < n; i++) {
 			if (rnd_unit(&seed) < scan_frac) {

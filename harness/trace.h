@@ -17,6 +17,7 @@ struct load_opts {
 };
 
 char *trace_name(const char *path);
+/* Both leave nothing in @t to free when they fail, and say why in @err. */
 int trace_load(struct trace *t, const char *path, const struct load_opts *o, char *err,
 	       size_t len);
 int trace_generate(struct trace *t, const char *spec, const struct load_opts *o, char *err,
