@@ -35,6 +35,9 @@ struct block_device;
 #define test_and_set_bit(nr, addr) __test_and_set_bit(nr, addr)
 #define test_and_clear_bit(nr, addr) __test_and_clear_bit(nr, addr)
 
+#ifndef U16_MAX
+#define U16_MAX ((u16)~0U)
+#endif
 #ifndef U32_MAX
 #define U32_MAX ((u32)~0U)
 #endif

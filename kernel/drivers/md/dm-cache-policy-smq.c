@@ -1157,6 +1157,26 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
 	g->bias = min(g->bias, ceiling * (1 << BIAS_SHIFT));
 }
 
+#define RECENT_BITS 10		/* log2 of the blocks remembered as looked up lately */
+#define STREAM_RUN 4u		/* blocks before a stream's first, in ascending order */
+
+/*
+ * struct smq_recent - a block looked up lately, in a direct-mapped table
+ * indexed by a hash of the block: enough to tell a stream's bios apart
+ * from accesses (see repeats_stream_head()).
+ * @oblock: the origin block.
+ * @at: the low 32 bits of jiffies at its last lookup that counted.
+ * @run: the blocks before it looked up in ascending order, each within a
+ *	second of the next, as far as the table remembers (saturating).
+ * @head: no lookup of the block after it has counted since.
+ */
+struct smq_recent {
+	u32 oblock;
+	u32 at;
+	u16 run;
+	bool head;
+};
+
 /*
  * struct smq_policy - an smq, mq or cleaner policy instance.
  * @lock: protects everything below but @migrations_allowed.
@@ -1203,6 +1223,7 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
  * @last_lookup: the origin block of the last lookup that counted, made at
  *	@last_lookup_at (jiffies; a second before creation at first, so that
  *	no lookup repeats it).
+ * @recent: 1 << RECENT_BITS blocks looked up lately, for finding streams.
  * @bg_work: queued and running background work.
  * @migrations_allowed: promotions and demotions may be queued.
  * @cleaner: write back every dirty block, even when the device is busy.
@@ -1264,6 +1285,7 @@ struct smq_policy {
 	bool has_heir;
 	u32 last_lookup;
 	unsigned long last_lookup_at;
+	struct smq_recent *recent;
 	struct smq_ghosts ghosts;
 	struct background_tracker *bg_work;
 
@@ -1948,6 +1970,7 @@ static void smq_destroy(struct dm_cache_policy *p)
 	struct smq_policy *mq = to_smq_policy(p);
 
 	btracker_destroy(mq->bg_work);
+	vfree(mq->recent);
 	sketch_exit(&mq->sketch);
 	ghosts_exit(&mq->ghosts);
 	h_exit(&mq->hotspot_table);
@@ -1957,26 +1980,100 @@ static void smq_destroy(struct dm_cache_policy *p)
 	kfree(mq);
 }
 
+/* Make every block of the table look long forgotten. */
+static void forget_recent_lookups(struct smq_policy *mq)
+{
+	u32 then = (u32)jiffies - HZ;
+	unsigned int i;
+
+	for (i = 0; i < 1u << RECENT_BITS; i++)
+		mq->recent[i].at = then;
+}
+
+static struct smq_recent *recent_slot(struct smq_policy *mq, u32 oblock)
+{
+	return mq->recent + hash_32(oblock, RECENT_BITS);
+}
+
+/* Does @r hold @oblock, counted within the last second? */
+static bool recently_counted(const struct smq_recent *r, u32 oblock, u32 now)
+{
+	return r->oblock == oblock && now - r->at < HZ;
+}
+
 /*
- * Is this lookup another bio for the block looked up last, within a
+ * Is this lookup another bio for the block a stream has reached?  A
+ * stream is a block looked up after at least STREAM_RUN others, in
+ * ascending order, each within a second of the next; while the next
+ * block has not been looked up, a lookup of its last block is
+ * one of that block's bios, however many lookups of other blocks came in
+ * between: two scans in small bios whose bios interleave, or one with
+ * other I/O, would otherwise count each block once per bio and evict a
+ * working set.  Not in a hot region (the upper half of the hotspot
+ * queue): there a block read in several bios tends to be read that way
+ * again, and each of those bios misses while it is not cached, so each
+ * counts.
+ */
+static bool repeats_stream_head(struct smq_policy *mq, u32 oblock, u32 now)
+{
+	struct smq_recent *r = recent_slot(mq, oblock);
+	struct smq_entry *hs_e;
+
+	if (!recently_counted(r, oblock, now) || !r->head || r->run < STREAM_RUN)
+		return false;
+	hs_e = h_lookup(&mq->hotspot_table, to_hblock(mq, to_oblock(oblock)));
+	return !hs_e || hs_e->level < NR_LEVELS / 2u;
+}
+
+/* A lookup of @oblock counted: it extends a run, ends one, or starts one. */
+static void note_counted_lookup(struct smq_policy *mq, u32 oblock, u32 now)
+{
+	struct smq_recent *r = recent_slot(mq, oblock);
+	struct smq_recent *prev = recent_slot(mq, oblock - 1);
+	struct smq_recent *next = recent_slot(mq, oblock + 1);
+	unsigned int run = 0;
+
+	if (recently_counted(prev, oblock - 1, now)) {
+		run = prev->run + 1u;
+		prev->head = false;
+	}
+	if (recently_counted(r, oblock, now))
+		run = max_t(unsigned int, run, r->run);
+	/* A step back: what ran up to the next block was no scan. */
+	if (recently_counted(next, oblock + 1, now))
+		next->run = 0;
+
+	r->oblock = oblock;
+	r->at = now;
+	r->run = min_t(unsigned int, run, U16_MAX);
+	r->head = true;
+}
+
+/*
+ * Is this lookup another bio for a block looked up already, within a
  * second?  The target looks up every bio, and a bio smaller than a cache
  * block is one of several for it: together they are one access and count
  * once (the policy interface asks for a hit to count once per tick), or a
  * scan in small bios would look as hot as a working set and evict it.
- * Only the last block is remembered: remembering a few more also forgot
- * accesses that really repeat, and measured worse on the block traces.
- * A block looked up over and over, and nothing else, still counts once a
- * second.
+ * Such a bio is either a repeat of the last lookup, whatever the block,
+ * or of the block a stream has reached (see repeats_stream_head()).  Any
+ * other block looked up again counts again: remembering more blocks, or
+ * other streams' blocks, forgot accesses that really repeat, and measured
+ * worse on the block traces.  A block looked up over and over still
+ * counts once a second.
  */
-static bool repeats_last_lookup(struct smq_policy *mq, u32 oblock)
+static bool repeats_recent_lookup(struct smq_policy *mq, u32 oblock)
 {
 	unsigned long now = jiffies;
 
 	if (mq->last_lookup == oblock && time_before(now, mq->last_lookup_at + HZ))
 		return true;
+	if (repeats_stream_head(mq, oblock, now))
+		return true;
 
 	mq->last_lookup = oblock;
 	mq->last_lookup_at = now;
+	note_counted_lookup(mq, oblock, now);
 	return false;
 }
 
@@ -1992,7 +2089,7 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 		return -EINVAL;
 
 	/* Counted already: only the mapping is wanted. */
-	if (repeats_last_lookup(mq, from_oblock(oblock))) {
+	if (repeats_recent_lookup(mq, from_oblock(oblock))) {
 		e = h_lookup(&mq->table, from_oblock(oblock));
 		if (!e)
 			return -ENOENT;
@@ -2506,6 +2603,9 @@ static int smq_alloc_structures(struct smq_policy *mq, u64 origin_blocks)
 		goto bad_sketch;
 	if (ghosts_init(&mq->ghosts, nr_cache))
 		goto bad_ghosts;
+	mq->recent = vzalloc(array_size(1u << RECENT_BITS, sizeof(*mq->recent)));
+	if (!mq->recent)
+		goto bad_recent;
 	mq->bg_work = btracker_create(nr_background_work(nr_cache));
 	if (!mq->bg_work)
 		goto bad_btracker;
@@ -2513,6 +2613,8 @@ static int smq_alloc_structures(struct smq_policy *mq, u64 origin_blocks)
 	return 0;
 
 bad_btracker:
+	vfree(mq->recent);
+bad_recent:
 	ghosts_exit(&mq->ghosts);
 bad_ghosts:
 	sketch_exit(&mq->sketch);
@@ -2572,6 +2674,7 @@ static struct smq_policy *__smq_create(dm_cblock_t cache_size, sector_t origin_s
 
 	sentinels_init(mq, now);
 	mq->last_lookup_at = now - HZ;
+	forget_recent_lookups(mq);
 	mq->promote_level = NR_LEVELS;
 	mq->migrations_allowed = migrations_allowed;
 	mq->cleaner = cleaner;
@@ -2597,6 +2700,7 @@ static size_t smq_memory_bytes(struct smq_policy *mq)
 	bytes += sizeof(u32) << mq->hotspot_table.hash_bits;
 	bytes += sizeof(u64) << mq->sketch.word_bits;
 	bytes += sizeof(u16) << mq->ghosts.bits;
+	bytes += sizeof(struct smq_recent) << RECENT_BITS;
 	bytes += (size_t)nr_background_work(from_cblock(mq->cache_size)) *
 		sizeof(struct bt_work);
 

@@ -798,6 +798,50 @@ static void smq_test_repeated_lookups(struct kunit *test)
 }
 
 /*
+ * Two scans in bios of a quarter block, their bios interleaved with each
+ * other and with lookups of another block: once a scan has run STREAM_RUN
+ * blocks, each of its blocks counts once, whatever came between its bios.
+ * The other block, looked up again and again with others in between,
+ * counts every time; so does a scan's block in a hot region, and any
+ * block once the scan has moved on.
+ */
+static void smq_test_interleaved_streams(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 64, 1u << 20, false);
+	const u32 scans[2] = { 100000, 200000 };
+	struct smq_entry *hs_e;
+	dm_cblock_t cblock;
+	unsigned int i, k, s;
+
+	load_mappings(test, mq, 64, 0, false, 0);
+	for (i = 0; i < 32; i++)
+		for (k = 0; k < 4; k++)
+			for (s = 0; s < 2; s++) {
+				lookup(mq, scans[s] + i, READ, &cblock);
+				lookup(mq, 5000, READ, &cblock);
+			}
+	for (s = 0; s < 2; s++) {
+		KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, scans[s]), 4u);
+		for (i = STREAM_RUN; i < 32; i++)
+			KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, scans[s] + i), 1u);
+	}
+	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, 5000), SKETCH_MAX_COUNT);
+
+	/* a block the scan has moved on from counts again */
+	lookup(mq, scans[0] + 30, READ, &cblock);
+	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, scans[0] + 30), 2u);
+
+	/* in a hot region, a stream's block counts every time */
+	lookup(mq, scans[1] + 32, READ, &cblock);
+	hs_e = h_lookup(&mq->hotspot_table, to_hblock(mq, to_oblock(scans[1] + 32)));
+	KUNIT_ASSERT_NOT_NULL(test, hs_e);
+	q_requeue(&mq->hotspot, hs_e, NR_LEVELS);
+	lookup(mq, 5000, READ, &cblock);
+	lookup(mq, scans[1] + 32, READ, &cblock);
+	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, scans[1] + 32), 2u);
+}
+
+/*
  * A one-block cache, its block in the top level: there is still a victim.
  * A victim whose cache block now holds another origin block is picked
  * anew, not judged by the old block's count.
@@ -1374,6 +1418,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_churn),
 	KUNIT_CASE(smq_test_admission),
 	KUNIT_CASE(smq_test_repeated_lookups),
+	KUNIT_CASE(smq_test_interleaved_streams),
 	KUNIT_CASE(smq_test_victims),
 	KUNIT_CASE(smq_test_hit_lift),
 	KUNIT_CASE(smq_test_first_sight),
