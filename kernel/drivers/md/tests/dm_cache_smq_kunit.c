@@ -826,6 +826,11 @@ static void smq_test_interleaved_streams(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, scans[s] + i), 1u);
 	}
 	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, 5000), SKETCH_MAX_COUNT);
+	for (k = 0; k < 3; k++) {
+		lookup(mq, 6000, READ, &cblock);
+		lookup(mq, 7000 + 2 * k, READ, &cblock);
+	}
+	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, 6000), 3u);
 
 	/* a block the scan has moved on from counts again */
 	lookup(mq, scans[0] + 30, READ, &cblock);
