@@ -549,45 +549,50 @@ static bool scan_lookup(struct dm_cache_policy *p, uint64_t b, unsigned long *nr
 /*
  * Two sequential scans in bios an eighth of a cache block, their bios
  * interleaved and each followed by a lookup in a hot set a little larger
- * than the cache: the hot set keeps nine tenths of its hits or more.
- * Counting every bio, ours had lost a fifth of them with one such scan,
- * and all of them with two that interleave and nothing else.
+ * than the cache: the hot set keeps nine tenths of its hits or more, with
+ * each scan's bios in order, or with two of them in flight (every other
+ * bio is already for the next block).  Counting every bio, ours had lost
+ * a fifth of them with one such scan in order, and all of them with two
+ * that interleave and nothing else.
  */
-static void test_small_bio_scans(void)
+static void small_bio_scans(const char *flavour, bool two_in_flight)
 {
-	static const char *const flavours[] = { "ours", "tree" };
 	const unsigned int nr_cache = 512, hot = 576, bios = 8;
 	uint64_t seed = 7, i, k, s;
-	unsigned int f, before, after;
+	unsigned int before, after;
 	unsigned long nr = 0;
+	struct dm_cache_policy *p = harness_policy_create(flavour, "smq", to_cblock(nr_cache),
+							  (sector_t)1 << 30, 128);
 
-	for (f = 0; f < 2; f++) {
-		struct dm_cache_policy *p = harness_policy_create(flavours[f], "smq",
-								  to_cblock(nr_cache),
-								  (sector_t)1 << 30, 128);
-
-		if (!ok(p != NULL, "%s smq created", flavours[f]))
-			continue;
-		for (i = 0; i < 40 * hot; i++) {
-			seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-			scan_lookup(p, (seed >> 33) % hot, &nr);
-		}
-		for (before = 0, i = 0; i < hot; i++)
-			before += scan_lookup(p, i, &nr);
-		for (i = 0; i < 8 * nr_cache; i++)
-			for (k = 0; k < bios; k++)
-				for (s = 0; s < 2; s++) {
-					scan_lookup(p, 1000000 + s * 1000000 + i, &nr);
-					seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-					scan_lookup(p, (seed >> 33) % hot, &nr);
-				}
-		for (after = 0, i = 0; i < hot; i++)
-			after += scan_lookup(p, i, &nr);
-		ok(after * 10 >= before * 9,
-		   "%s: two interleaved scans in small bios keep the hot set's hits (%u of %u)",
-		   flavours[f], after, before);
-		dm_cache_policy_destroy(p);
+	if (!ok(p != NULL, "%s smq created", flavour))
+		return;
+	for (i = 0; i < 40 * hot; i++) {
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		scan_lookup(p, (seed >> 33) % hot, &nr);
 	}
+	for (before = 0, i = 0; i < hot; i++)
+		before += scan_lookup(p, i, &nr);
+	for (i = 0; i < 8 * nr_cache; i++)
+		for (k = 0; k < bios; k++)
+			for (s = 0; s < 2; s++) {
+				scan_lookup(p, 1000000 * (s + 1) + i + (two_in_flight && (k & 1)), &nr);
+				seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+				scan_lookup(p, (seed >> 33) % hot, &nr);
+			}
+	for (after = 0, i = 0; i < hot; i++)
+		after += scan_lookup(p, i, &nr);
+	ok(after * 10 >= before * 9,
+	   "%s: two interleaved scans in small bios%s keep the hot set's hits (%u of %u)",
+	   flavour, two_in_flight ? ", two bios in flight," : "", after, before);
+	dm_cache_policy_destroy(p);
+}
+
+static void test_small_bio_scans(void)
+{
+	small_bio_scans("ours", false);
+	small_bio_scans("ours", true);
+	small_bio_scans("tree", false);
+	small_bio_scans("tree", true);
 }
 
 int main(int argc, char **argv)

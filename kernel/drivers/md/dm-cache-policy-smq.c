@@ -2002,14 +2002,15 @@ static bool recently_counted(const struct smq_recent *r, u32 oblock, u32 now)
 }
 
 /*
- * Is this lookup another bio for the block a stream has reached?  A
- * stream is a block looked up after at least STREAM_RUN others, in
- * ascending order, each within a second of the next; while the next
- * block has not been looked up, a lookup of its last block is
- * one of that block's bios, however many lookups of other blocks came in
- * between: two scans in small bios whose bios interleave, or one with
- * other I/O, would otherwise count each block once per bio and evict a
- * working set.  Not in a hot region (the upper half of the hotspot
+ * Is this lookup another bio for a block a stream has reached?  A stream
+ * is a block looked up after at least STREAM_RUN others, in ascending
+ * order, each within a second of the next.  A lookup of the last block
+ * it reached, or of the one before (a reader with two bios in flight
+ * reads into the next block before the last bio of the block before
+ * it), is one of that block's bios, however many lookups of other
+ * blocks came in between: two scans in small bios whose bios
+ * interleave, or one with other I/O, would otherwise count each block
+ * once per bio and evict a working set.  Not in a hot region (the upper half of the hotspot
  * queue): there a block read in several bios tends to be read that way
  * again, and each of those bios misses while it is not cached, so each
  * counts.
@@ -2019,8 +2020,14 @@ static bool repeats_stream_head(struct smq_policy *mq, u32 oblock, u32 now)
 	struct smq_recent *r = recent_slot(mq, oblock);
 	struct smq_entry *hs_e;
 
-	if (!recently_counted(r, oblock, now) || !r->head || r->run < STREAM_RUN)
+	if (!recently_counted(r, oblock, now) || r->run < STREAM_RUN)
 		return false;
+	if (!r->head) {
+		struct smq_recent *next = recent_slot(mq, oblock + 1);
+
+		if (!recently_counted(next, oblock + 1, now) || !next->head)
+			return false;
+	}
 	hs_e = h_lookup(&mq->hotspot_table, to_hblock(mq, to_oblock(oblock)));
 	return !hs_e || hs_e->level < NR_LEVELS / 2u;
 }

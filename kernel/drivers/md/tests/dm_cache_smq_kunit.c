@@ -800,7 +800,8 @@ static void smq_test_repeated_lookups(struct kunit *test)
 /*
  * Two scans in bios of a quarter block, their bios interleaved with each
  * other and with lookups of another block: once a scan has run STREAM_RUN
- * blocks, each of its blocks counts once, whatever came between its bios.
+ * blocks, each of its blocks counts once, whatever came between its bios,
+ * and so do those of a scan with two bios in flight.
  * The other block, looked up again and again with others in between,
  * counts every time; so does a scan's block in a hot region, and any
  * block once the scan has moved on.
@@ -832,9 +833,22 @@ static void smq_test_interleaved_streams(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, 6000), 3u);
 
+	/*
+	 * A third scan with two bios in flight: every other bio is already
+	 * for the next block.  Once its run is long enough, each block
+	 * still counts once.
+	 */
+	for (i = 0; i < 32; i++)
+		for (k = 0; k < 4; k++) {
+			lookup(mq, 300000 + i + (k & 1), READ, &cblock);
+			lookup(mq, 5000, READ, &cblock);
+		}
+	for (i = 2 * STREAM_RUN; i < 32; i++)
+		KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, 300000 + i), 1u);
+
 	/* a block the scan has moved on from counts again */
-	lookup(mq, scans[0] + 30, READ, &cblock);
-	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, scans[0] + 30), 2u);
+	lookup(mq, scans[0] + 29, READ, &cblock);
+	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, scans[0] + 29), 2u);
 
 	/* in a hot region, a stream's block counts every time */
 	lookup(mq, scans[1] + 32, READ, &cblock);
