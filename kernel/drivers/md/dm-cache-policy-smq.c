@@ -1220,10 +1220,9 @@ struct smq_recent {
  *	CHURN_RUNS the bias may not be positive.
  * @heir: the origin block that won a full cache's block, promoted as soon
  *	as the demotion it queued frees that block; @has_heir says if any.
- * @last_lookup: the origin block of the last lookup that counted, made at
- *	@last_lookup_at (jiffies; a second before creation at first, so that
- *	no lookup repeats it).
- * @recent: 1 << RECENT_BITS blocks looked up lately, for finding streams.
+ * @recent: 1 << RECENT_BITS blocks looked up lately, for telling a
+ *	block's bios from accesses to it; all a second old at creation.
+ * @last_counted: the slot of @recent the last lookup that counted went to.
  * @bg_work: queued and running background work.
  * @migrations_allowed: promotions and demotions may be queued.
  * @cleaner: write back every dirty block, even when the device is busy.
@@ -1283,9 +1282,8 @@ struct smq_policy {
 	unsigned int churn_runs;
 	u32 heir;
 	bool has_heir;
-	u32 last_lookup;
-	unsigned long last_lookup_at;
 	struct smq_recent *recent;
+	struct smq_recent *last_counted;
 	struct smq_ghosts ghosts;
 	struct background_tracker *bg_work;
 
@@ -2010,14 +2008,14 @@ static bool recently_counted(const struct smq_recent *r, u32 oblock, u32 now)
  * it), is one of that block's bios, however many lookups of other
  * blocks came in between: two scans in small bios whose bios
  * interleave, or one with other I/O, would otherwise count each block
- * once per bio and evict a working set.  Not in a hot region (the upper half of the hotspot
- * queue): there a block read in several bios tends to be read that way
- * again, and each of those bios misses while it is not cached, so each
- * counts.
+ * once per bio and evict a working set.  Not in a hot region (the upper
+ * half of the hotspot queue): there a block read in several bios tends
+ * to be read that way again, and each of those bios misses while it is
+ * not cached, so each counts.  @r is @oblock's slot.
  */
-static bool repeats_stream_head(struct smq_policy *mq, u32 oblock, u32 now)
+static bool repeats_stream_head(struct smq_policy *mq, struct smq_recent *r, u32 oblock,
+				u32 now)
 {
-	struct smq_recent *r = recent_slot(mq, oblock);
 	struct smq_entry *hs_e;
 
 	if (!recently_counted(r, oblock, now) || r->run < STREAM_RUN)
@@ -2032,10 +2030,13 @@ static bool repeats_stream_head(struct smq_policy *mq, u32 oblock, u32 now)
 	return !hs_e || hs_e->level < NR_LEVELS / 2u;
 }
 
-/* A lookup of @oblock counted: it extends a run, ends one, or starts one. */
-static void note_counted_lookup(struct smq_policy *mq, u32 oblock, u32 now)
+/*
+ * A lookup of @oblock, whose slot is @r, counted: it extends a run, ends
+ * one, or starts one.
+ */
+static void note_counted_lookup(struct smq_policy *mq, struct smq_recent *r, u32 oblock,
+				u32 now)
 {
-	struct smq_recent *r = recent_slot(mq, oblock);
 	struct smq_recent *prev = recent_slot(mq, oblock - 1);
 	struct smq_recent *next = recent_slot(mq, oblock + 1);
 	unsigned int run = 0;
@@ -2054,6 +2055,7 @@ static void note_counted_lookup(struct smq_policy *mq, u32 oblock, u32 now)
 	r->at = now;
 	r->run = min_t(unsigned int, run, U16_MAX);
 	r->head = true;
+	mq->last_counted = r;
 }
 
 /*
@@ -2071,16 +2073,15 @@ static void note_counted_lookup(struct smq_policy *mq, u32 oblock, u32 now)
  */
 static bool repeats_recent_lookup(struct smq_policy *mq, u32 oblock)
 {
-	unsigned long now = jiffies;
+	struct smq_recent *r = recent_slot(mq, oblock);
+	u32 now = jiffies;
 
-	if (mq->last_lookup == oblock && time_before(now, mq->last_lookup_at + HZ))
+	if (r == mq->last_counted && recently_counted(r, oblock, now))
 		return true;
-	if (repeats_stream_head(mq, oblock, now))
+	if (repeats_stream_head(mq, r, oblock, now))
 		return true;
 
-	mq->last_lookup = oblock;
-	mq->last_lookup_at = now;
-	note_counted_lookup(mq, oblock, now);
+	note_counted_lookup(mq, r, oblock, now);
 	return false;
 }
 
@@ -2680,8 +2681,8 @@ static struct smq_policy *__smq_create(dm_cblock_t cache_size, sector_t origin_s
 	stats_init(&mq->cache_stats, NR_LEVELS);
 
 	sentinels_init(mq, now);
-	mq->last_lookup_at = now - HZ;
 	forget_recent_lookups(mq);
+	mq->last_counted = mq->recent;
 	mq->promote_level = NR_LEVELS;
 	mq->migrations_allowed = migrations_allowed;
 	mq->cleaner = cleaner;

@@ -783,7 +783,7 @@ static void smq_test_repeated_lookups(struct kunit *test)
 	for (k = 0; k < 16; k++)
 		KUNIT_EXPECT_EQ(test, lookup(mq, 5000, READ, &cblock), -ENOENT);
 	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, 5000), 1u);
-	mq->last_lookup_at -= HZ;
+	forget_recent_lookups(mq);
 	KUNIT_EXPECT_EQ(test, lookup(mq, 5000, READ, &cblock), -ENOENT);
 	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, 5000), 2u);
 	KUNIT_EXPECT_EQ(test, lookup(mq, 5001, READ, &cblock), -ENOENT);
@@ -1103,7 +1103,7 @@ static void smq_test_background_work(struct kunit *test)
 	smq_complete_background_work(&mq->policy, work, false);
 	KUNIT_EXPECT_EQ(test, residency(mq), 0u);
 	/* a second later (not on first sight), it is queued once more */
-	mq->last_lookup_at -= HZ;
+	forget_recent_lookups(mq);
 	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 100, READ, &cblock));
 	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
 	KUNIT_EXPECT_EQ(test, work->op, POLICY_PROMOTE);
