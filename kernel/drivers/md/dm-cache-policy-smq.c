@@ -664,42 +664,62 @@ static struct smq_entry *q_take_from_above(struct smq_queue *q, unsigned int lev
 	return NULL;
 }
 
+/* Move the oldest entry of @from to the tail of @level. */
+static void q_place_oldest(struct smq_queue *q, struct smq_list *from, unsigned int level)
+{
+	struct smq_entry *e = l_head(q->es, from);
+
+	l_del(q->es, from, e);
+	e->level = level;
+	l_add_tail(q->es, q->qs + level, e);
+}
+
 /*
  * Restore the target count of every level, bottom up: a level short of
  * entries takes the oldest from above; a level with too many hands its
- * youngest to the level above, in their order.  Only misplaced entries
- * move.
+ * youngest to the level above, in their order, where they are the
+ * youngest.  Only misplaced entries move, and each once: handed on, they
+ * wait in @carry, out of any level, until a level keeps them.  Handed
+ * from level to level instead, entries promoted into the bottom level
+ * while a new cache filled climbed through all of them one by one,
+ * moving each block 31 times on average in one tick, interrupts off.
  */
 static void __q_redistribute(struct smq_queue *q)
 {
-	unsigned int level, target;
-	struct smq_entry *e, *moved;
-	struct smq_list *l;
+	unsigned int level, target, keep;
+	struct smq_list carry, *l;
+	struct smq_entry *e;
 
+	l_init(&carry);
 	q_set_targets(q);
 	for (level = 0; level + 1 < q->nr_levels; level++) {
 		l = q->qs + level;
 		target = q->target_count[level];
 
+		/* the level's own entries beyond its target go first, oldest first */
+		while (l->nr_elts > target) {
+			e = l_pop_tail(q->es, l);
+			if (WARN_ON_ONCE(!e))
+				goto out;
+			l_add_head(q->es, &carry, e);
+		}
+
+		/* what came from below fills it, oldest first, then what is above */
+		keep = min(target - l->nr_elts, carry.nr_elts);
+		while (keep--)
+			q_place_oldest(q, &carry, level);
 		while (l->nr_elts < target) {
 			e = q_take_from_above(q, level + 1);
 			if (WARN_ON_ONCE(!e))
-				return;
+				goto out;
 			e->level = level;
 			l_add_tail(q->es, l, e);
 		}
-
-		for (moved = NULL; l->nr_elts > target; moved = e) {
-			e = l_pop_tail(q->es, l);
-			if (WARN_ON_ONCE(!e))
-				return;
-			e->level = level + 1;
-			if (moved)
-				l_add_before(q->es, l + 1, moved, e);
-			else
-				l_add_tail(q->es, l + 1, e);
-		}
 	}
+out:
+	/* the top level keeps the rest; nothing may stay out of every level */
+	while (carry.nr_elts)
+		q_place_oldest(q, &carry, q->nr_levels - 1);
 }
 
 /* Moving entries between lists directly, it notes their levels at the end. */

@@ -141,6 +141,21 @@ static unsigned int level_size(struct smq_queue *q, unsigned int level)
 	return n;
 }
 
+/* Levels bottom up, each oldest first, hold entries 0 to @nr - 1 in order. */
+static void expect_in_order(struct kunit *test, struct smq_queue *q, unsigned int nr)
+{
+	unsigned int level, next = 0;
+	struct smq_entry *e;
+
+	for (level = 0; level < q->nr_levels; level++)
+		for (e = l_head(q->es, q->qs + level); e; e = l_next(q->es, e)) {
+			KUNIT_EXPECT_EQ(test, to_index(q->es, e), next);
+			KUNIT_EXPECT_EQ(test, (unsigned int)e->level, level);
+			next++;
+		}
+	KUNIT_EXPECT_EQ(test, next, nr);
+}
+
 static void smq_test_queue_redistribute(struct kunit *test)
 {
 	struct smq_space es;
@@ -178,6 +193,20 @@ static void smq_test_queue_redistribute(struct kunit *test)
 	/* The oldest entry stays at the bottom, the youngest climbs. */
 	KUNIT_EXPECT_PTR_EQ(test, l_head(&es, q->qs), to_entry(&es, 0));
 	KUNIT_EXPECT_EQ(test, (unsigned int)to_entry(&es, nr - 1)->level, NR_LEVELS - 1);
+	expect_in_order(test, q, nr);
+
+	/* All in the top level: they come down, still in order. */
+	q_init(q, &es, NR_LEVELS);
+	q->nr_top_levels = 8;
+	q->nr_in_top_levels = 16;
+	for (i = 0; i < nr; i++) {
+		to_entry(&es, i)->level = NR_LEVELS - 1;
+		q_push(q, to_entry(&es, i));
+	}
+	q_redistribute(q);
+	for (level = 0; level < NR_LEVELS; level++)
+		KUNIT_EXPECT_EQ(test, q->qs[level].nr_elts, q->target_count[level]);
+	expect_in_order(test, q, nr);
 
 	/* Popping takes the oldest of the lowest level. */
 	KUNIT_EXPECT_PTR_EQ(test, q_pop(q), to_entry(&es, 0));
