@@ -1719,8 +1719,10 @@ static bool demote(struct smq_policy *mq, struct smq_entry *victim)
 		return !clean_target_met(mq, true) && queue_writeback(mq, false);
 
 	drop_victim(mq, infer_cblock(mq, victim));
+	if (!queue_background_work(mq, victim, POLICY_DEMOTE))
+		return false;
 	ghost_remember(&mq->ghosts, victim->oblock, true);
-	return queue_background_work(mq, victim, POLICY_DEMOTE);
+	return true;
 }
 
 /*
@@ -1747,15 +1749,15 @@ static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblo
 		if (free_target_met(mq))
 			return NULL;
 		victim = victim ?: current_victim(mq, &freq);
+		*queued = demote(mq, victim);
 		/*
 		 * The block freed goes to @oblock, which won it, not to
-		 * whichever block misses next.
+		 * whichever block misses next; but only once it will be freed.
 		 */
-		if (victim && !mq->has_heir) {
+		if (*queued && victim && !mq->has_heir) {
 			mq->heir = from_oblock(oblock);
 			mq->has_heir = true;
 		}
-		*queued = demote(mq, victim);
 		return NULL;
 	}
 

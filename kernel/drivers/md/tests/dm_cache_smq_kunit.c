@@ -1197,6 +1197,35 @@ static void smq_test_background_work(struct kunit *test)
 }
 
 /*
+ * With the tracker full, a winner's demotion cannot be queued: the winner
+ * is not made heir to a block nobody frees, and the victim, still cached,
+ * is not remembered as demoted.
+ */
+static void smq_test_demotion_refused(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 16, 4096, false);
+	struct policy_work work = { .op = POLICY_PROMOTE };
+	unsigned int i;
+	bool queued;
+
+	load_mappings(test, mq, 16, 0, false, 0);
+	for (i = 0; i <= MAX_BACKGROUND_WORK; i++) {
+		work.oblock = to_oblock(1000 + i);
+		work.cblock = to_cblock(i % 16);
+		if (btracker_queue(mq->bg_work, &work, NULL))
+			break;
+	}
+	KUNIT_ASSERT_LE(test, i, MAX_BACKGROUND_WORK);
+
+	KUNIT_EXPECT_NULL(test, queue_promotion(mq, to_oblock(999), NULL, NULL, &queued));
+	KUNIT_EXPECT_FALSE(test, queued);
+	KUNIT_EXPECT_FALSE(test, mq->has_heir);
+	KUNIT_EXPECT_EQ(test, mq->ghosts.credit, 0u);
+	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, 16u);
+	KUNIT_EXPECT_EQ(test, residency(mq), 16u);
+}
+
+/*
  * Sentinels split each level into blocks not requeued for a period and
  * younger ones; a busy cache writes back only the older.
  */
@@ -1472,6 +1501,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_first_sight),
 	KUNIT_CASE(smq_test_hot_set_promoted),
 	KUNIT_CASE(smq_test_background_work),
+	KUNIT_CASE(smq_test_demotion_refused),
 	KUNIT_CASE(smq_test_sentinels),
 	KUNIT_CASE(smq_test_hints),
 	KUNIT_CASE(smq_test_invalidate),
