@@ -2343,6 +2343,28 @@ static unsigned int random_level(dm_cblock_t cblock)
  * written back at once.  Corrupt metadata (a block out of range or
  * mapped twice) is refused rather than trusted.
  */
+/*
+ * A resume that failed after loading some mappings (the target refuses a
+ * dirty block beyond a shrunk origin, or dirty blocks in passthrough mode,
+ * and keeps its metadata) loads them again into the same policy when it is
+ * retried: a mapping already held, unchanged, is loaded again, not taken
+ * for corrupt metadata, which would fail the cache.  Its dirty state is
+ * the metadata's.
+ */
+static bool reloads_mapping(struct smq_policy *mq, struct smq_entry *e, dm_oblock_t oblock,
+			    bool dirty)
+{
+	if (!e->allocated || e->pending_work || e->oblock != from_oblock(oblock))
+		return false;
+
+	if (e->dirty != dirty) {
+		q_del(cache_queue(mq, e), e);
+		e->dirty = dirty;
+		q_push_front(cache_queue(mq, e), e);
+	}
+	return true;
+}
+
 static int smq_load_mapping(struct dm_cache_policy *p, dm_oblock_t oblock,
 			    dm_cblock_t cblock, bool dirty, u32 hint, bool hint_valid)
 {
@@ -2354,6 +2376,8 @@ static int smq_load_mapping(struct dm_cache_policy *p, dm_oblock_t oblock,
 		      from_cblock(cblock), from_cblock(mq->cache_size));
 		return -EINVAL;
 	}
+	if (reloads_mapping(mq, e, oblock, dirty))
+		return 0;
 	if (from_oblock(oblock) > U32_MAX || h_lookup(&mq->table, from_oblock(oblock))) {
 		DMERR("origin block %llu mapped twice or out of range",
 		      (unsigned long long)from_oblock(oblock));
