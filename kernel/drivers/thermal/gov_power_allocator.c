@@ -335,9 +335,13 @@ static void pid_step(struct power_allocator_params *params, const struct thermal
 	}
 	t->i = mul_frac(k_i, params->err_integral);
 
-	/* Per millisecond of the time that really passed. */
+	/*
+	 * Per millisecond of the time that really passed.  k_d is a whole
+	 * number of mW per m°C/ms, not fixed point like the other gains: so
+	 * the governor has always scaled it, and so users have tuned it.
+	 */
 	dt_ms = mul_frac(periods, int_to_frac(max(period_ms, 1u)));
-	t->d = div_frac(mul_frac(gain(tzp->k_d), err - params->prev_err), dt_ms);
+	t->d = div_frac(mul_frac(int_to_frac(gain(tzp->k_d)), err - params->prev_err), dt_ms);
 	params->prev_err = err;
 
 	out = (s64)sustainable_power +

@@ -443,9 +443,16 @@ static void ipa_test_irregular_intervals(struct kunit *test)
 	/* two periods of an error weigh twice */
 	pid_step(&params, &tzp, int_to_frac(1000), 2 * FRAC_ONE, 100, 0, 100000, &t);
 	KUNIT_EXPECT_EQ(test, params.err_integral, int_to_frac(2000));
-	/* the derivative is per millisecond that really passed */
+	/*
+	 * The derivative is per millisecond that really passed, and k_d is
+	 * in whole mW per m°C/ms, as 6.12 scales it: 400 m°C in 200 ms at
+	 * k_d 1024 is 2048 mW.
+	 */
 	pid_step(&params, &tzp, int_to_frac(1400), 2 * FRAC_ONE, 100, 0, 100000, &t);
-	KUNIT_EXPECT_EQ(test, t.d, int_to_frac(400) / 200);
+	KUNIT_EXPECT_EQ(test, t.d, int_to_frac(2048));
+	tzp.k_d = 1;
+	pid_step(&params, &tzp, int_to_frac(1000), FRAC_ONE, 100, 0, 100000, &t);
+	KUNIT_EXPECT_EQ(test, t.d, -int_to_frac(4));
 }
 
 /* No polling delay: no division by it (the old governor trapped here). */
@@ -455,7 +462,7 @@ static void ipa_test_passive_delay_zero(struct kunit *test)
 	struct thermal_instance *a;
 
 	tz->passive_delay_jiffies = 0;
-	tz->tzp->k_d = 500;
+	tz->tzp->k_d = 1;	/* 1000 mW for the second update's 1000 m°C in 1 ms */
 	a = fake_bind(test, tz, 4000, 4000, 1);
 	governor_bind(test, tz);
 	tz->temperature = 80000;
