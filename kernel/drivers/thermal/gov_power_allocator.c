@@ -23,7 +23,10 @@
  * Fixed point: gains and errors carry FRAC_BITS fractional bits, as the
  * sysfs ABI defines them; products saturate instead of overflowing.  Time
  * is counted in polling periods measured between updates, so that updates
- * that come early or late neither speed up nor slow down the integral.
+ * that come early or a little late neither speed up nor slow down the
+ * integral; an update counts for four periods at most, as one sample
+ * should not stand for a long stall (or the slow polling of an always-on
+ * zone below its trip).
  */
 
 #define pr_fmt(fmt) "Power allocator: " fmt
@@ -121,9 +124,12 @@ struct power_step {
  * @next: its best step up from @state, when splitting by efficiency
  * @next_known: @next is up to date
  * @has_state: its power operations gave a state for its grant
+ * @id: its position among the zone's power actors, those that failed to
+ *	answer included: the actor_id of its tracepoint
  */
 struct power_actor {
 	struct thermal_instance *instance;
+	unsigned int id;
 	u32 req_power;
 	u32 max_power;
 	u32 full_req_power;
@@ -311,8 +317,9 @@ static s64 elapsed_periods(struct power_allocator_params *params, u64 period_ns,
  *
  * The integral accumulates error weighted by the time it lasted, only
  * while the error is below integral_cutoff, and never beyond what
- * max_power can express: it is clamped, so that it unwinds as soon as the
- * error changes sign.
+ * max_power can express: it is clamped, so that it unwinds as soon as an
+ * error of the other sign is accumulated.  Nothing accumulates while k_i is
+ * 0: a gain set later starts from nothing, not from a sum no clamp held.
  */
 static void pid_step(struct power_allocator_params *params, const struct thermal_zone_params *tzp,
 		     s64 err, s64 periods, unsigned int period_ms, u32 sustainable_power,
@@ -323,10 +330,10 @@ static void pid_step(struct power_allocator_params *params, const struct thermal
 	t->err = err;
 	t->p = mul_frac(gain(err < 0 ? tzp->k_po : tzp->k_pu), err);
 
-	if (err < int_to_frac(tzp->integral_cutoff)) {
+	if (k_i && err < int_to_frac(tzp->integral_cutoff)) {
 		s64 integral = sat_frac(params->err_integral + mul_frac(err, periods));
 
-		if (k_i && abs(mul_frac(k_i, integral)) > max_frac) {
+		if (abs(mul_frac(k_i, integral)) > max_frac) {
 			s64 limit = div_frac(max_frac, k_i);
 
 			integral = integral < 0 ? -limit : limit;
@@ -754,7 +761,7 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 				   unsigned int *nr_held)
 {
 	struct thermal_instance *instance;
-	unsigned int n = 0;
+	unsigned int n = 0, id = 0;
 
 	*total_req = 0;
 	*total_weighted_req = 0;
@@ -774,6 +781,7 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 			continue;
 
 		memset(pa, 0, sizeof(*pa));
+		pa->id = id++;
 		if (cdev->ops->get_requested_power(cdev, &pa->req_power) ||
 		    cdev->ops->state2power(cdev, instance->lower, &pa->max_power))
 			continue;
@@ -845,17 +853,19 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 	for (i = 0; i < n; i++) {
 		struct power_actor *pa = &params->power[i];
 
-		if (!pa->has_state)
-			continue;
-		/* what the state really costs, leftover included */
-		pa->granted_power = pa->state_power;
-		power_actor_set_state(pa->instance, pa->state);
-		total_granted += pa->granted_power;
-		trace_thermal_power_actor(tz, i, pa->req_power, pa->granted_power);
+		if (pa->has_state) {
+			/* what the state really costs, leftover included */
+			pa->granted_power = pa->state_power;
+			power_actor_set_state(pa->instance, pa->state);
+			total_granted += pa->granted_power;
+		}
+		trace_thermal_power_actor(tz, pa->id, pa->req_power, pa->granted_power);
 	}
 
-	trace_thermal_power_allocator(tz, total_req, total_granted, n, t.output, max_allocatable,
-				      tz->temperature, control_temp - tz->temperature);
+	/* num_actors counts the zone's actors, as it always has, answering or not */
+	trace_thermal_power_allocator(tz, total_req, total_granted, params->num_actors, t.output,
+				      max_allocatable, tz->temperature,
+				      control_temp - tz->temperature);
 }
 
 /*----------------------------------------------------------------*/
@@ -892,6 +902,23 @@ static void get_governor_trips(struct thermal_zone_device *tz,
 		params->trip_switch_on = NULL;
 		params->trip_max = first_passive ?: last_active;
 	}
+}
+
+/*
+ * The controller is about to be reset below switch-on: what the integral
+ * held is part of what the zone needed beyond its sustainable power, and E
+ * was learnt with it in place.  With integral_cutoff 0 an integral wound
+ * down by an overshoot stays until now, below the desired temperature too,
+ * and E grows to make up for it; reset alone, the next heat-up would start
+ * with E and without the integral that offset it, and overshoot.  Keep
+ * their sum as E.
+ */
+static void fold_integral_into_equilibrium(struct power_allocator_params *params,
+					   const struct thermal_zone_params *tzp)
+{
+	s64 e = sat_frac(params->equilibrium + mul_frac(gain(tzp->k_i), params->err_integral));
+
+	params->equilibrium = max(e, -int_to_frac(params->sustainable_power));
 }
 
 static void reset_pid_controller(struct power_allocator_params *params)
@@ -1110,17 +1137,23 @@ static void power_allocator_unbind(struct thermal_zone_device *tz)
 static void power_allocator_manage(struct thermal_zone_device *tz)
 {
 	struct power_allocator_params *params = tz->governor_data;
-	const struct thermal_trip *trip = params->trip_switch_on;
+	const struct thermal_trip *trip;
 
 	lockdep_assert_held(&tz->lock);
 
-	if (!params->trip_max)
+	/*
+	 * As the default governor, called for a zone left without one when
+	 * binding it failed: nothing bound, nothing to control.
+	 */
+	if (!params || !params->trip_max)
 		return;
+	trip = params->trip_switch_on;
 
 	/* Tunables written while cool take effect now, not at switch-on. */
 	get_sustainable_power(tz, params, params->trip_max->temperature);
 
 	if (trip && tz->temperature < trip->temperature) {
+		fold_integral_into_equilibrium(params, tz->tzp);
 		reset_pid_controller(params);
 		allow_maximum_power(tz);
 		params->update_cdevs = false;

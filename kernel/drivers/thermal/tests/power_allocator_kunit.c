@@ -310,6 +310,12 @@ static void ipa_test_integral_cutoff(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, params.err_integral, 0);
 	pid_step(&params, &tzp, int_to_frac(2000), FRAC_ONE, 100, 0, 8000, &t);
 	KUNIT_EXPECT_EQ(test, params.err_integral, int_to_frac(2000));
+
+	/* without an integral gain nothing accumulates, to be let loose later */
+	tzp.k_i = 0;
+	pid_step(&params, &tzp, int_to_frac(2000), FRAC_ONE, 100, 0, 8000, &t);
+	KUNIT_EXPECT_EQ(test, params.err_integral, int_to_frac(2000));
+	KUNIT_EXPECT_EQ(test, t.i, 0);
 }
 
 /*
@@ -657,6 +663,9 @@ static void ipa_test_actor_failing(struct kunit *test)
 	sa = fake_state(a);
 	sc = fake_state(c);
 	KUNIT_EXPECT_EQ(test, fake_state(b), 3ul);
+	/* c is traced as the third actor, as in 6.12, though only two answered */
+	KUNIT_EXPECT_EQ(test, ((struct power_allocator_params *)tz->governor_data)->power[1].id,
+			2u);
 
 	/* the same without b at all, from the same states */
 	list_del(&b->trip_node);
@@ -691,6 +700,58 @@ static void ipa_test_switch_on(struct kunit *test)
 	params = tz->governor_data;
 	KUNIT_EXPECT_EQ(test, fake_state(a), 0ul);
 	KUNIT_EXPECT_EQ(test, params->err_integral, 0);
+}
+
+/*
+ * Cooling below switch-on resets the integral but keeps what it held in E:
+ * E was learnt with it in place, and alone it would overshoot the next
+ * heat-up.  Never below minus the sustainable power, as E is learnt.
+ */
+static void ipa_test_reset_keeps_offset(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 1000);
+	struct power_allocator_params *params;
+	s64 k_i, integral;
+
+	fake_bind(test, tz, 8000, 8000, 1);
+	governor_bind(test, tz);
+	params = tz->governor_data;
+	k_i = tz->tzp->k_i;
+	KUNIT_ASSERT_GT(test, k_i, 0);
+	/* an overshoot left the integral 400 mW down, and E 600 mW up */
+	integral = -div_frac(int_to_frac(400), k_i);
+	params->err_integral = integral;
+	params->equilibrium = int_to_frac(600);
+
+	mutex_lock(&tz->lock);
+	tz->temperature = 40000;
+	power_allocator_manage(tz);
+	KUNIT_EXPECT_EQ(test, params->err_integral, 0);
+	KUNIT_EXPECT_EQ(test, params->equilibrium, int_to_frac(600) + mul_frac(k_i, integral));
+	KUNIT_EXPECT_LE(test, abs(params->equilibrium - int_to_frac(200)), int_to_frac(1));
+
+	params->err_integral = -div_frac(int_to_frac(5000), k_i);
+	power_allocator_manage(tz);
+	mutex_unlock(&tz->lock);
+	KUNIT_EXPECT_EQ(test, params->equilibrium, -int_to_frac(1000));
+}
+
+/*
+ * power_allocator as the default governor is called for a zone that was
+ * left without a governor when binding failed: it has no data, and must
+ * not touch anything.
+ */
+static void ipa_test_manage_unbound(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 1000);
+	struct thermal_instance *a = fake_bind(test, tz, 8000, 8000, 1);
+
+	fake(a->cdev)->state = 2;
+	mutex_lock(&tz->lock);
+	tz->temperature = 90000;
+	power_allocator_manage(tz);
+	mutex_unlock(&tz->lock);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 2ul);
 }
 
 /* Devices bound and unbound while throttling: the buffer follows. */
@@ -743,6 +804,8 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_weights),
 	KUNIT_CASE(ipa_test_actor_failing),
 	KUNIT_CASE(ipa_test_switch_on),
+	KUNIT_CASE(ipa_test_reset_keeps_offset),
+	KUNIT_CASE(ipa_test_manage_unbound),
 	KUNIT_CASE(ipa_test_bind_while_throttling),
 	{}
 };
