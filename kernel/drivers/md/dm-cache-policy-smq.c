@@ -696,7 +696,7 @@ static void __q_redistribute(struct smq_queue *q)
 		l = q->qs + level;
 		target = q->target_count[level];
 
-		/* the level's own entries beyond its target go first, oldest first */
+		/* its own surplus, its youngest, goes on ahead of what came from below */
 		while (l->nr_elts > target) {
 			e = l_pop_tail(q->es, l);
 			if (WARN_ON_ONCE(!e))
