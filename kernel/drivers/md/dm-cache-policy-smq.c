@@ -214,23 +214,6 @@ static void l_add_head(struct smq_space *es, struct smq_list *l, struct smq_entr
 	l_count(l, e, 1);
 }
 
-static void l_add_before(struct smq_space *es, struct smq_list *l,
-			 struct smq_entry *old, struct smq_entry *e)
-{
-	struct smq_entry *prev = to_entry(es, old->prev);
-
-	if (!prev) {
-		l_add_head(es, l, e);
-		return;
-	}
-
-	e->prev = old->prev;
-	e->next = to_index(es, old);
-	prev->next = to_index(es, e);
-	old->prev = to_index(es, e);
-	l_count(l, e, 1);
-}
-
 static void l_del(struct smq_space *es, struct smq_list *l, struct smq_entry *e)
 {
 	struct smq_entry *prev = to_entry(es, e->prev);
@@ -679,10 +662,11 @@ static void q_place_oldest(struct smq_queue *q, struct smq_list *from, unsigned 
  * entries takes the oldest from above; a level with too many hands its
  * youngest to the level above, in their order, where they are the
  * youngest.  Only misplaced entries move, and each once: handed on, they
- * wait in @carry, out of any level, until a level keeps them.  Handed
- * from level to level instead, entries promoted into the bottom level
- * while a new cache filled climbed through all of them one by one,
- * moving each block 31 times on average in one tick, interrupts off.
+ * wait in a list of their own, out of any level, until a level keeps
+ * them.  Handed from level to level instead, entries promoted into the
+ * bottom level while a new cache filled climbed through all of them one
+ * by one, moving each block 31 times on average in one tick, interrupts
+ * off.
  */
 static void __q_redistribute(struct smq_queue *q)
 {
@@ -2338,12 +2322,6 @@ static unsigned int random_level(dm_cblock_t cblock)
 }
 
 /*
- * Called single threaded while the target loads its metadata.  Loaded
- * blocks go ahead of both sentinels, so that they may be demoted or
- * written back at once.  Corrupt metadata (a block out of range or
- * mapped twice) is refused rather than trusted.
- */
-/*
  * A resume that failed after loading some mappings (the target refuses a
  * dirty block beyond a shrunk origin, or dirty blocks in passthrough mode,
  * and keeps its metadata) loads them again into the same policy when it is
@@ -2365,6 +2343,12 @@ static bool reloads_mapping(struct smq_policy *mq, struct smq_entry *e, dm_obloc
 	return true;
 }
 
+/*
+ * Called single threaded while the target loads its metadata.  Loaded
+ * blocks go ahead of both sentinels, so that they may be demoted or
+ * written back at once.  Corrupt metadata (a block out of range or
+ * mapped twice) is refused rather than trusted.
+ */
 static int smq_load_mapping(struct dm_cache_policy *p, dm_oblock_t oblock,
 			    dm_cblock_t cblock, bool dirty, u32 hint, bool hint_valid)
 {
