@@ -53,7 +53,18 @@ struct target {
 	struct policy_work *issued[MAX_WORK];
 	unsigned int nr_issued;
 	unsigned int nr_cblocks;
+	bool wide;
 };
+
+/*
+ * The origin block of the input's block @ob.  A wide origin (more than
+ * 2^32 blocks) spreads the input's blocks over four stretches 2^36 apart,
+ * so that blocks, and hotspot blocks, share their low 32 bits.
+ */
+static u64 to_origin(const struct target *t, unsigned int ob)
+{
+	return t->wide ? (u64)(ob % 4u) << 36 | ob / 4u : ob;
+}
 
 static unsigned int count_list(struct smq_queue *q, unsigned int level, unsigned char *seen,
 			       unsigned int tag)
@@ -114,13 +125,14 @@ static void check_invariants(struct target *t)
 			CHECK(seen[idx] == (e->dirty ? 2 : 1), "cache block %u (dirty %d) not in its queue",
 			      i, e->dirty);
 		if (e->hashed) {
-			CHECK(h_lookup(&mq->table, e->oblock) == e, "cache block %u not found by its oblock", i);
+			CHECK(h_lookup(&mq->table, e_block(&mq->es, e)) == e,
+			      "cache block %u not found by its oblock", i);
 			CHECK(!e->invalidated, "invalidated block %u still hashed", i);
 		}
 		if (t->mapped[i] >= 0) {
-			CHECK(e->hashed && e->oblock == t->mapped[i],
-			      "cache block %u: target maps oblock %lld, policy %u (hashed %d)", i,
-			      (long long)t->mapped[i], e->oblock, e->hashed);
+			CHECK(e->hashed && e_block(&mq->es, e) == (u64)t->mapped[i],
+			      "cache block %u: target maps oblock %lld, policy %llu (hashed %d)", i,
+			      (long long)t->mapped[i], (unsigned long long)e_block(&mq->es, e), e->hashed);
 			CHECK(e->dirty == t->dirty[i], "cache block %u dirty %d, target says %d", i,
 			      e->dirty, t->dirty[i]);
 		}
@@ -133,8 +145,8 @@ static void check_invariants(struct target *t)
 	for (i = 0; i < t->nr_cblocks; i++)
 		for (j = i + 1; j < t->nr_cblocks; j++)
 			if (get_entry(&mq->cache_alloc, i)->hashed && get_entry(&mq->cache_alloc, j)->hashed)
-				CHECK(get_entry(&mq->cache_alloc, i)->oblock !=
-				      get_entry(&mq->cache_alloc, j)->oblock,
+				CHECK(e_block(&mq->es, get_entry(&mq->cache_alloc, i)) !=
+				      e_block(&mq->es, get_entry(&mq->cache_alloc, j)),
 				      "oblock mapped by cache blocks %u and %u", i, j);
 
 	/* background work never holds a block twice */
@@ -148,7 +160,7 @@ static void check_invariants(struct target *t)
 		struct smq_entry *e = get_entry(&mq->hotspot_alloc, i);
 
 		if (e->allocated)
-			CHECK(seen[to_index(&mq->es, e)] == 3 && h_lookup(&mq->hotspot_table, e->oblock) == e,
+			CHECK(seen[to_index(&mq->es, e)] == 3 && h_lookup(&mq->hotspot_table, e_block(&mq->es, e)) == e,
 			      "hotspot entry %u lost", i);
 	}
 	free(seen);
@@ -202,15 +214,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct target t = { 0 };
 	unsigned int i, op, nr_ops = 0;
 	bool mimic_mq, cleaner;
+	u64 origin_blocks;
 
 	if (!btracker_work_cache)
 		btracker_work_cache = KMEM_CACHE(bt_work, 0);
 
 	t.nr_cblocks = next_byte(&in) % MAX_CBLOCKS;
-	mimic_mq = next_byte(&in) & 1;
+	i = next_byte(&in);
+	mimic_mq = i & 1;
+	t.wide = i & 2;
 	cleaner = next_byte(&in) % 8 == 0;
-	t.mq = __smq_create(to_cblock(t.nr_cblocks), (sector_t)(1 + next_u16(&in) % MAX_OBLOCKS) * 8,
-			    8, mimic_mq, !cleaner, cleaner);
+	origin_blocks = 1 + next_u16(&in) % MAX_OBLOCKS;
+	if (t.wide)
+		origin_blocks = 4ull << 36;
+	t.mq = __smq_create(to_cblock(t.nr_cblocks), origin_blocks * 8, 8, mimic_mq, !cleaner,
+			    cleaner);
 	if (!t.mq)
 		return 0;
 	for (i = 0; i < MAX_CBLOCKS; i++)
@@ -218,7 +236,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* mappings from "metadata", possibly bad */
 	for (i = next_byte(&in) % 16; i > 0; i--) {
-		unsigned int cb = next_byte(&in) % (MAX_CBLOCKS + 2), ob = next_u16(&in) % MAX_OBLOCKS;
+		unsigned int cb = next_byte(&in) % (MAX_CBLOCKS + 2);
+		u64 ob = to_origin(&t, next_u16(&in) % MAX_OBLOCKS);
 		bool dirty = next_byte(&in) & 1;
 		unsigned int hint = next_byte(&in);
 
@@ -236,7 +255,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		op = next_byte(&in) % 10;
 		switch (op) {
 		case 0: case 1: case 2: {	/* I/O through the map path */
-			unsigned int ob = next_u16(&in) % MAX_OBLOCKS, flags = next_byte(&in);
+			u64 ob = to_origin(&t, next_u16(&in) % MAX_OBLOCKS);
+			unsigned int flags = next_byte(&in);
 			bool write = flags & 1, whole = flags & 2;
 			struct policy_work *w = NULL;
 			dm_cblock_t cb;
@@ -262,16 +282,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			}
 			CHECK(r == 0 || r == -ENOENT, "lookup returned %d", r);
 			if (!r) {
-				CHECK(from_cblock(cb) < t.nr_cblocks && t.mapped[from_cblock(cb)] == ob,
-				      "hit on oblock %u in cache block %u, mapped to %lld", ob,
-				      from_cblock(cb), (long long)t.mapped[from_cblock(cb)]);
+				CHECK(from_cblock(cb) < t.nr_cblocks &&
+				      t.mapped[from_cblock(cb)] == (int64_t)ob,
+				      "hit on oblock %llu in cache block %u, mapped to %lld",
+				      (unsigned long long)ob, from_cblock(cb),
+				      (long long)t.mapped[from_cblock(cb)]);
 				if (write && !t.dirty[from_cblock(cb)]) {
 					t.dirty[from_cblock(cb)] = true;
 					smq_set_dirty(&t.mq->policy, cb);
 				}
 			} else {
 				for (i = 0; i < t.nr_cblocks; i++)
-					CHECK(t.mapped[i] != ob, "miss on mapped oblock %u", ob);
+					CHECK(t.mapped[i] != (int64_t)ob, "miss on mapped oblock %llu",
+					      (unsigned long long)ob);
 			}
 			break;
 		}
@@ -281,7 +304,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (t.nr_issued < MAX_WORK &&
 			    !smq_get_background_work(&t.mq->policy, next_byte(&in) & 1, &w)) {
 				if (w->op != POLICY_PROMOTE)
-					CHECK(t.mapped[from_cblock(w->cblock)] == from_oblock(w->oblock) ||
+					CHECK(t.mapped[from_cblock(w->cblock)] ==
+					      (int64_t)from_oblock(w->oblock) ||
 					      !get_entry(&t.mq->cache_alloc, from_cblock(w->cblock))->hashed,
 					      "work on an unmapped block");
 				if (cleaner)

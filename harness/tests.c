@@ -479,6 +479,76 @@ static void test_policies(void)
 }
 
 /*
+ * The largest cache ours takes (120M blocks: link indexes of 27 bits) in
+ * front of an origin of 2^33 blocks (256 TiB of 32 KiB blocks), as the
+ * 6.12 implementation does, through the policy interface: dirty mappings
+ * in cache blocks beyond 2^26, queued and hashed by each other's indexes,
+ * all written back as loaded; lookups that tell blocks 2^32 apart; a
+ * promotion of a block beyond 2^32.  One cache block more is refused.
+ * About 2.5 GiB while it runs.
+ */
+static void test_large_sizes(void)
+{
+	const unsigned int nr_cblocks = 120u << 20, nr_loaded = 9;
+	const uint64_t high = 1ull << 32, nr_oblocks = 2 * high;
+	unsigned int i, cblocks[9], nr_right = 0;
+	struct policy_work *w = NULL;
+	struct dm_cache_policy *p;
+	dm_cblock_t cb;
+	bool queued;
+	int r = 0;
+
+	harness_log_errors = 0;
+	p = harness_policy_create("ours", "smq", to_cblock(nr_cblocks + 1), nr_oblocks * 64, 64);
+	ok(!p && harness_log_errors == 1, "a cache of 120M blocks and one is refused with a message");
+	if (p)
+		dm_cache_policy_destroy(p);
+
+	p = harness_policy_create("ours", "smq", to_cblock(nr_cblocks), nr_oblocks * 64, 64);
+	if (!ok(p != NULL, "ours takes 120M cache blocks over 2^33 origin blocks"))
+		return;
+	/* block high + i in cache block 2^26 + i; the last in the last */
+	for (i = 0; i < nr_loaded; i++) {
+		cblocks[i] = i + 1 < nr_loaded ? (1u << 26) + i : nr_cblocks - 1;
+		r |= p->load_mapping(p, to_oblock(high + i), to_cblock(cblocks[i]), true, 3, true);
+	}
+	r |= p->load_mapping(p, to_oblock(0), to_cblock(0), false, 3, true);
+	ok(!r, "mappings load beyond cache block 2^26 and origin block 2^32");
+	for (i = 0; i < nr_loaded; i++)
+		nr_right += !policy_lookup(p, to_oblock(high + i), &cb, READ, false, &queued) &&
+			    from_cblock(cb) == cblocks[i];
+	is_u64(nr_right, nr_loaded, "lookups beyond 2^32 find their own cache blocks");
+	ok(!policy_lookup(p, to_oblock(0), &cb, READ, false, &queued) && from_cblock(cb) == 0 &&
+	   policy_lookup(p, to_oblock(1), &cb, READ, false, &queued) == -ENOENT,
+	   "and blocks 2^32 below them are told apart");
+
+	nr_right = 0;
+	while (!policy_get_background_work(p, true, &w)) {
+		i = from_oblock(w->oblock) - high;
+		nr_right += w->op == POLICY_WRITEBACK && i < nr_loaded &&
+			    from_cblock(w->cblock) == cblocks[i];
+		policy_clear_dirty(p, w->cblock);
+		policy_complete_background_work(p, w, true);
+	}
+	is_u64(nr_right, nr_loaded, "each dirty block is written back from its cache block");
+
+	w = NULL;
+	ok(policy_lookup_with_work(p, to_oblock(high + 100), &cb, READ, false, &w) == -ENOENT &&
+	   w && w->op == POLICY_PROMOTE && from_oblock(w->oblock) == high + 100,
+	   "a miss beyond 2^32 is promoted as itself");
+	if (w) {
+		cb = w->cblock;
+		policy_complete_background_work(p, w, true);
+		ok(!policy_lookup(p, to_oblock(high + 100), &cb, READ, false, &queued) &&
+		   policy_lookup(p, to_oblock(100), &cb, READ, false, &queued) == -ENOENT,
+		   "and then hits, where the block 2^32 below it misses");
+	}
+	/* the blocks loaded, 1 and high + 100 promoted, 100 being promoted */
+	is_u64(from_cblock(policy_residency(p)), nr_loaded + 4, "residency");
+	dm_cache_policy_destroy(p);
+}
+
+/*
  * A promotion that bought no hit before its block left, counted by the
  * model for the kernel policies too: ours admits A on first sight into its
  * empty cache and lets B take its one block once B is clearly the more
@@ -612,6 +682,7 @@ int main(int argc, char **argv)
 	test_generators();
 	test_policies();
 	test_small_bio_scans();
+	test_large_sizes();
 	printf("1..%d\n", nr_tests);
 	printf("# harness unit tests: %d passed, %d failed\n", nr_tests - nr_failed, nr_failed);
 	return nr_failed ? 1 : 0;

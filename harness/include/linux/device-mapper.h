@@ -44,6 +44,10 @@ struct block_device;
 #ifndef UINT_MAX
 #define UINT_MAX (~0U)
 #endif
+#ifndef lower_32_bits
+#define lower_32_bits(n) ((u32)((n) & 0xffffffff))
+#define upper_32_bits(n) ((u32)(((n) >> 16) >> 16))
+#endif
 #ifndef clamp_t
 #define clamp_t(type, val, lo, hi) min_t(type, max_t(type, val, lo), hi)
 #endif

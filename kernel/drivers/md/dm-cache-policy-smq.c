@@ -40,15 +40,17 @@
  * queues predict the workload; that confidence steers how eagerly we
  * promote and how fast entries climb the hotspot queue.
  *
- * Memory: every entry is 16 bytes (indexes instead of pointers, a 32-bit
- * origin block), cache entries and hotspot entries (a sixteenth as many)
- * live in one array, the hash tables hold one 32-bit index per four
- * entries, the hotspot's hit bits are a bitset, the sketch has two 4-bit
- * counters per cache block (but 128 KiB at least for a small cache in
- * front of a large origin) and the ghost table a 16-bit tag per 16: about
- * 19.5 bytes per cache block in all for a large cache.  Memory spent on the sketch buys
- * more than on the hotspot queue: fewer blocks share counters, so fewer
- * win their place by the counts of others.
+ * Memory: every entry is 16 bytes (indexes instead of pointers, the low
+ * half of the origin block; the high halves, where an origin needs them,
+ * in an array of their own), cache entries and hotspot entries (a
+ * sixteenth as many) live in one array, the hash tables hold one 32-bit
+ * index per four entries, the hotspot's hit bits are a bitset, the sketch
+ * has two 4-bit counters per cache block (but 128 KiB at least for a
+ * small cache in front of a large origin) and the ghost table a 16-bit
+ * tag per 16: about 19.5 bytes per cache block in all for a large cache.
+ * Memory spent on the sketch buys more than on the hotspot queue: fewer
+ * blocks share counters, so fewer win their place by the counts of
+ * others.
  */
 
 #include "dm-cache-background-tracker.h"
@@ -67,11 +69,11 @@
 
 /*----------------------------------------------------------------*/
 
-#define SMQ_INDEX_BITS 26u
+#define SMQ_INDEX_BITS 27u
 #define SMQ_NULL ((1u << SMQ_INDEX_BITS) - 1u)
 
-/* With a sixteenth as many hotspot entries and the sentinels, 51M entries. */
-#define SMQ_MAX_CACHE_BLOCKS (48u << 20)
+/* With a sixteenth as many hotspot entries and the sentinels, 127.5M entries. */
+#define SMQ_MAX_CACHE_BLOCKS (120u << 20)
 
 /*
  * struct smq_entry - a cache block, a hotspot block or a sentinel.
@@ -93,50 +95,92 @@
  *	promotion or a load).
  * @first_sight: the block is being promoted on its first lookup; it will
  *	enter the bottom level, not the top.
- * @oblock: origin block, or hotspot block number for a hotspot entry.
+ * @block_low: the low 32 bits of the origin block, or of the hotspot
+ *	block for a hotspot entry (see e_block()).
  *
  * Entries are addressed by their index in one array, so that a link costs
- * 26 bits instead of a pointer and the index of a cache entry within its
- * allocator is its cache block.
+ * 27 bits instead of a pointer and the index of a cache entry within its
+ * allocator is its cache block.  Two links and the level fill a 64-bit
+ * word: 32-bit words would leave no room for a 27-bit link beside the
+ * level.
  */
 struct smq_entry {
-	u32 hash_next:SMQ_INDEX_BITS;
-	u32 level:6;
-	u32 prev:SMQ_INDEX_BITS;
-	u32 dirty:1;
-	u32 allocated:1;
-	u32 sentinel:1;
-	u32 pending_work:1;
+	u64 hash_next:SMQ_INDEX_BITS;
+	u64 level:6;
+	u64 dirty:1;
+	u64 allocated:1;
+	u64 sentinel:1;
+	u64 pending_work:1;
+	u64 prev:SMQ_INDEX_BITS;
+	u32 next:SMQ_INDEX_BITS;
 	u32 invalidated:1;
 	u32 hashed:1;
-	u32 next:SMQ_INDEX_BITS;
 	u32 contested:1;
 	u32 hit:1;
 	u32 first_sight:1;
-	u32 oblock;
+	u32 block_low;
 };
 
 static_assert(sizeof(struct smq_entry) == 16);
 
 /*
  * struct smq_space - the array every entry of a policy lives in.
+ * @begin: the entries.
+ * @high: the high 32 bits of every entry's block, for an origin of more
+ *	than 2^32 blocks; NULL otherwise.  Only the policies that need them
+ *	pay the 4 bytes per entry.
+ * @nr_entries: entries in @begin (and @high).
  */
 struct smq_space {
 	struct smq_entry *begin;
+	u32 *high;
 	unsigned int nr_entries;
 };
 
-static int space_init(struct smq_space *es, unsigned int nr_entries)
+static int space_init(struct smq_space *es, unsigned int nr_entries, bool wide)
 {
 	es->nr_entries = nr_entries;
 	es->begin = vzalloc(array_size(nr_entries, sizeof(struct smq_entry)));
+	es->high = NULL;
+	if (es->begin && wide) {
+		es->high = vzalloc(array_size(nr_entries, sizeof(*es->high)));
+		if (!es->high) {
+			vfree(es->begin);
+			es->begin = NULL;
+		}
+	}
 
 	return es->begin ? 0 : -ENOMEM;
 }
 
 static void space_exit(struct smq_space *es)
 {
+	vfree(es->high);
 	vfree(es->begin);
+}
+
+/* The origin block of a cache entry; the hotspot block of a hotspot entry. */
+static u64 e_block(const struct smq_space *es, const struct smq_entry *e)
+{
+	u64 b = e->block_low;
+
+	if (unlikely(es->high))
+		b |= (u64)es->high[e - es->begin] << 32;
+	return b;
+}
+
+static void e_set_block(struct smq_space *es, struct smq_entry *e, u64 b)
+{
+	e->block_low = lower_32_bits(b);
+	if (unlikely(es->high))
+		es->high[e - es->begin] = upper_32_bits(b);
+}
+
+/* Does @e hold block @b?  The low halves tell most entries apart. */
+static bool e_holds(const struct smq_space *es, const struct smq_entry *e, u64 b)
+{
+	return e->block_low == lower_32_bits(b) &&
+	       (likely(!es->high) || es->high[e - es->begin] == upper_32_bits(b));
 }
 
 static struct smq_entry *to_entry(struct smq_space *es, unsigned int index)
@@ -376,10 +420,10 @@ struct sketch_slot {
 	unsigned int shift[SKETCH_DEPTH];
 };
 
-static __always_inline void sketch_locate(struct smq_sketch *s, u32 oblock,
+static __always_inline void sketch_locate(struct smq_sketch *s, u64 oblock,
 					  struct sketch_slot *slot)
 {
-	u64 h = (u64)oblock * GOLDEN_RATIO_64;
+	u64 h = oblock * GOLDEN_RATIO_64;
 
 	BUILD_BUG_ON(SKETCH_DEPTH != 4);
 	slot->word = s->words + (h >> (64 - s->word_bits));
@@ -401,7 +445,7 @@ static __always_inline unsigned int sketch_min(u64 w, const struct sketch_slot *
 		   min(sketch_count(w, slot, 2), sketch_count(w, slot, 3)));
 }
 
-static unsigned int sketch_estimate(struct smq_sketch *s, u32 oblock)
+static unsigned int sketch_estimate(struct smq_sketch *s, u64 oblock)
 {
 	struct sketch_slot slot;
 
@@ -445,7 +489,7 @@ static void sketch_halve_some(struct smq_sketch *s)
  * minimum (conservative update, fewer overestimates); returns the new
  * estimate.
  */
-static unsigned int sketch_add(struct smq_sketch *s, u32 oblock)
+static unsigned int sketch_add(struct smq_sketch *s, u64 oblock)
 {
 	struct sketch_slot slot;
 	unsigned int est;
@@ -866,14 +910,14 @@ static void h_exit(struct smq_hash_table *ht)
 	vfree(ht->buckets);
 }
 
-static unsigned int h_bucket(struct smq_hash_table *ht, u32 oblock)
+static unsigned int h_bucket(struct smq_hash_table *ht, u64 b)
 {
-	return hash_32(oblock, ht->hash_bits);
+	return hash_64(b, ht->hash_bits);
 }
 
 static void h_insert(struct smq_hash_table *ht, struct smq_entry *e)
 {
-	unsigned int b = h_bucket(ht, e->oblock);
+	unsigned int b = h_bucket(ht, e_block(ht->es, e));
 
 	e->hash_next = ht->buckets[b];
 	ht->buckets[b] = to_index(ht->es, e);
@@ -893,14 +937,14 @@ static void h_unlink(struct smq_hash_table *ht, unsigned int b,
  * Find the entry for @oblock and move it to the front of its chain, where
  * the next lookup of a hot block finds it first.
  */
-static struct smq_entry *h_lookup(struct smq_hash_table *ht, u32 oblock)
+static struct smq_entry *h_lookup(struct smq_hash_table *ht, u64 oblock)
 {
 	unsigned int b = h_bucket(ht, oblock);
 	struct smq_entry *e, *prev = NULL;
 
 	for (e = to_entry(ht->es, ht->buckets[b]); e;
 	     prev = e, e = to_entry(ht->es, e->hash_next)) {
-		if (e->oblock != oblock)
+		if (!e_holds(ht->es, e, oblock))
 			continue;
 
 		if (prev) {
@@ -916,7 +960,7 @@ static struct smq_entry *h_lookup(struct smq_hash_table *ht, u32 oblock)
 
 static void h_remove(struct smq_hash_table *ht, struct smq_entry *e)
 {
-	unsigned int b = h_bucket(ht, e->oblock);
+	unsigned int b = h_bucket(ht, e_block(ht->es, e));
 	struct smq_entry *p, *prev = NULL;
 
 	for (p = to_entry(ht->es, ht->buckets[b]); p; prev = p, p = to_entry(ht->es, p->hash_next))
@@ -1112,16 +1156,16 @@ static void ghosts_exit(struct smq_ghosts *g)
 }
 
 /* The slot and tag of @oblock; salted so as not to follow the sketch's hash. */
-static u16 *ghost_slot(struct smq_ghosts *g, u32 oblock, u16 *tag)
+static u16 *ghost_slot(struct smq_ghosts *g, u64 oblock, u16 *tag)
 {
-	u64 h = (u64)(oblock ^ 0x5bd1e995u) * GOLDEN_RATIO_64;
+	u64 h = (oblock ^ 0x5bd1e995u) * GOLDEN_RATIO_64;
 
 	*tag = ((h >> 8) & GHOST_TAG_MASK) | 1u;
 	return g->tags + (h >> (64 - g->bits));
 }
 
 /* Remember a demoted victim, or a rejected candidate if a victim is owed one. */
-static void ghost_remember(struct smq_ghosts *g, u32 oblock, bool victim)
+static void ghost_remember(struct smq_ghosts *g, u64 oblock, bool victim)
 {
 	u16 tag, *slot;
 
@@ -1137,7 +1181,7 @@ static void ghost_remember(struct smq_ghosts *g, u32 oblock, bool victim)
 }
 
 /* A miss on @oblock: if it is remembered, that decision was a mistake. */
-static void ghost_check(struct smq_ghosts *g, u32 oblock)
+static void ghost_check(struct smq_ghosts *g, u64 oblock)
 {
 	u16 tag, *slot = ghost_slot(g, oblock, &tag);
 
@@ -1175,7 +1219,7 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
  * @head: no lookup of the block after it has counted since.
  */
 struct smq_recent {
-	u32 oblock;
+	u64 oblock;
 	u32 at;
 	u16 run;
 	bool head;
@@ -1274,7 +1318,7 @@ struct smq_policy {
 	unsigned int hotspot_period_end;
 	unsigned int cache_period_end;
 	unsigned int victim;
-	u32 victim_oblock;
+	u64 victim_oblock;
 	unsigned int victim_freq;
 	unsigned int victim_uses;
 	unsigned int victim_none_at;
@@ -1284,7 +1328,7 @@ struct smq_policy {
 	unsigned int churn_demoted;
 	unsigned int churn_unhit;
 	unsigned int churn_runs;
-	u32 heir;
+	dm_oblock_t heir;
 	bool has_heir;
 	struct smq_recent *recent;
 	struct smq_recent *last_counted;
@@ -1529,7 +1573,7 @@ static bool queue_background_work(struct smq_policy *mq, struct smq_entry *e,
 	struct smq_queue *q = cache_queue(mq, e);
 	struct policy_work work = {
 		.op = op,
-		.oblock = to_oblock(e->oblock),
+		.oblock = to_oblock(e_block(&mq->es, e)),
 		.cblock = infer_cblock(mq, e),
 	};
 
@@ -1601,7 +1645,7 @@ static struct smq_entry *sample_victims(struct smq_policy *mq, unsigned int from
 			if (e->sentinel)
 				continue;
 			seen++;
-			f = sketch_estimate(&mq->sketch, e->oblock);
+			f = sketch_estimate(&mq->sketch, e_block(&mq->es, e));
 			if (f < best_f) {
 				best = e;
 				best_f = f;
@@ -1669,7 +1713,7 @@ static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *fre
 
 	if (victim_kept(mq)) {
 		e = get_entry(&mq->cache_alloc, mq->victim);
-		if (!e->allocated || e->oblock != mq->victim_oblock || e->dirty ||
+		if (!e->allocated || e_block(&mq->es, e) != mq->victim_oblock || e->dirty ||
 		    e->pending_work || e->level >= mq->clean.nr_levels / 2u)
 			e = NULL;
 	}
@@ -1684,7 +1728,7 @@ static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *fre
 	if (!e)
 		mq->victim_none_at = mq->lookups;
 	mq->victim = e ? from_cblock(infer_cblock(mq, e)) : SMQ_NULL;
-	mq->victim_oblock = e ? e->oblock : 0;
+	mq->victim_oblock = e ? e_block(&mq->es, e) : 0;
 	mq->victim_freq = *freq;
 	mq->victim_uses = 0;
 	return e;
@@ -1705,7 +1749,7 @@ static bool demote(struct smq_policy *mq, struct smq_entry *victim)
 	drop_victim(mq, infer_cblock(mq, victim));
 	if (!queue_background_work(mq, victim, POLICY_DEMOTE))
 		return false;
-	ghost_remember(&mq->ghosts, victim->oblock, true);
+	ghost_remember(&mq->ghosts, e_block(&mq->es, victim), true);
 	return true;
 }
 
@@ -1739,7 +1783,7 @@ static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblo
 		 * whichever block misses next; but only once it will be freed.
 		 */
 		if (*queued && victim && !mq->has_heir) {
-			mq->heir = from_oblock(oblock);
+			mq->heir = oblock;
 			mq->has_heir = true;
 		}
 		return NULL;
@@ -1917,7 +1961,16 @@ refuse:
 	return false;
 }
 
-static u32 to_hblock(struct smq_policy *mq, dm_oblock_t b)
+/*
+ * Can @b be stored?  Only a policy for an origin of more than 2^32 blocks
+ * keeps their high halves; the target asks no other about such blocks.
+ */
+static bool block_fits(struct smq_policy *mq, dm_oblock_t b)
+{
+	return mq->es.high || from_oblock(b) <= U32_MAX;
+}
+
+static u64 to_hblock(struct smq_policy *mq, dm_oblock_t b)
 {
 	return from_oblock(b) >> mq->hotspot_block_shift;
 }
@@ -1928,7 +1981,7 @@ static u32 to_hblock(struct smq_policy *mq, dm_oblock_t b)
  */
 static struct smq_entry *update_hotspot_queue(struct smq_policy *mq, dm_oblock_t b)
 {
-	u32 hb = to_hblock(mq, b);
+	u64 hb = to_hblock(mq, b);
 	struct smq_entry *e = h_lookup(&mq->hotspot_table, hb);
 	unsigned int hi;
 
@@ -1954,7 +2007,7 @@ static struct smq_entry *update_hotspot_queue(struct smq_policy *mq, dm_oblock_t
 		hit_bits_clear(&mq->hotspot_hits, get_index(&mq->hotspot_alloc, e));
 	}
 
-	e->oblock = hb;
+	e_set_block(&mq->es, e, hb);
 	e->level = 0;
 	q_push(&mq->hotspot, e);
 	h_insert(&mq->hotspot_table, e);
@@ -1994,13 +2047,14 @@ static void forget_recent_lookups(struct smq_policy *mq)
 		mq->recent[i].at = then;
 }
 
-static struct smq_recent *recent_slot(struct smq_policy *mq, u32 oblock)
+static struct smq_recent *recent_slot(struct smq_policy *mq, u64 oblock)
 {
-	return mq->recent + hash_32(oblock, RECENT_BITS);
+	/* blocks 2^32 apart share a slot, as other pairs do: a slot holds either */
+	return mq->recent + hash_32(lower_32_bits(oblock), RECENT_BITS);
 }
 
 /* Does @r hold @oblock, counted within the last second? */
-static bool recently_counted(const struct smq_recent *r, u32 oblock, u32 now)
+static bool recently_counted(const struct smq_recent *r, u64 oblock, u32 now)
 {
 	return r->oblock == oblock && now - r->at < HZ;
 }
@@ -2019,7 +2073,7 @@ static bool recently_counted(const struct smq_recent *r, u32 oblock, u32 now)
  * to be read that way again, and each of those bios misses while it is
  * not cached, so each counts.  @r is @oblock's slot.
  */
-static bool repeats_stream_head(struct smq_policy *mq, struct smq_recent *r, u32 oblock,
+static bool repeats_stream_head(struct smq_policy *mq, struct smq_recent *r, u64 oblock,
 				u32 now)
 {
 	struct smq_entry *hs_e;
@@ -2040,7 +2094,7 @@ static bool repeats_stream_head(struct smq_policy *mq, struct smq_recent *r, u32
  * A lookup of @oblock, whose slot is @r, counted: it extends a run, ends
  * one, or starts one.
  */
-static void note_counted_lookup(struct smq_policy *mq, struct smq_recent *r, u32 oblock,
+static void note_counted_lookup(struct smq_policy *mq, struct smq_recent *r, u64 oblock,
 				u32 now)
 {
 	struct smq_recent *prev = recent_slot(mq, oblock - 1);
@@ -2077,7 +2131,7 @@ static void note_counted_lookup(struct smq_policy *mq, struct smq_recent *r, u32
  * worse on the block traces.  A block looked up over and over still
  * counts once a second.
  */
-static bool repeats_recent_lookup(struct smq_policy *mq, u32 oblock)
+static bool repeats_recent_lookup(struct smq_policy *mq, u64 oblock)
 {
 	struct smq_recent *r = recent_slot(mq, oblock);
 	u32 now = jiffies;
@@ -2099,7 +2153,7 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 	unsigned int freq;
 
 	*background_queued = false;
-	if (unlikely(from_oblock(oblock) > U32_MAX))
+	if (unlikely(!block_fits(mq, oblock)))
 		return -EINVAL;
 
 	/* Counted already: only the mapping is wanted. */
@@ -2206,8 +2260,8 @@ static void promote_heir(struct smq_policy *mq, bool success)
 	if (!mq->has_heir)
 		return;
 	mq->has_heir = false;
-	if (success && !h_lookup(&mq->table, mq->heir)) {
-		struct smq_entry *e = queue_promotion(mq, to_oblock(mq->heir), NULL, NULL, NULL);
+	if (success && !h_lookup(&mq->table, from_oblock(mq->heir))) {
+		struct smq_entry *e = queue_promotion(mq, mq->heir, NULL, NULL, NULL);
 
 		if (e)
 			e->contested = true;
@@ -2236,7 +2290,7 @@ static void __complete_background_work(struct smq_policy *mq, struct policy_work
 			forget_entry(mq, e);
 			break;
 		}
-		e->oblock = from_oblock(work->oblock);
+		e_set_block(&mq->es, e, from_oblock(work->oblock));
 		e->level = e->first_sight ? 0 : NR_LEVELS - 1;
 		e->first_sight = false;
 		h_insert(&mq->table, e);
@@ -2332,7 +2386,7 @@ static unsigned int random_level(dm_cblock_t cblock)
 static bool reloads_mapping(struct smq_policy *mq, struct smq_entry *e, dm_oblock_t oblock,
 			    bool dirty)
 {
-	if (!e->allocated || e->pending_work || e->oblock != from_oblock(oblock))
+	if (!e->allocated || e->pending_work || e_block(&mq->es, e) != from_oblock(oblock))
 		return false;
 
 	if (e->dirty != dirty) {
@@ -2362,7 +2416,7 @@ static int smq_load_mapping(struct dm_cache_policy *p, dm_oblock_t oblock,
 	}
 	if (reloads_mapping(mq, e, oblock, dirty))
 		return 0;
-	if (from_oblock(oblock) > U32_MAX || h_lookup(&mq->table, from_oblock(oblock))) {
+	if (!block_fits(mq, oblock) || h_lookup(&mq->table, from_oblock(oblock))) {
 		DMERR("origin block %llu mapped twice or out of range",
 		      (unsigned long long)from_oblock(oblock));
 		return -EINVAL;
@@ -2374,7 +2428,7 @@ static int smq_load_mapping(struct dm_cache_policy *p, dm_oblock_t oblock,
 		return -EINVAL;
 	}
 
-	e->oblock = from_oblock(oblock);
+	e_set_block(&mq->es, e, from_oblock(oblock));
 	e->dirty = dirty;
 	e->level = hint_valid ? min_t(u32, hint, NR_LEVELS - 1) : random_level(cblock);
 	h_insert(&mq->table, e);
@@ -2551,6 +2605,9 @@ static void init_policy_functions(struct smq_policy *mq, bool mimic_mq)
  * no longer cover more than the origin.  There are a sixteenth as many as
  * cache blocks, at least 1024, but no more than the origin has.
  */
+static_assert(SMQ_MAX_CACHE_BLOCKS + SMQ_MAX_CACHE_BLOCKS / 16u + 2u * NR_SENTINELS_PER_QUEUE <
+	      SMQ_NULL);
+
 static void calc_hotspot_params(struct smq_policy *mq, u64 origin_blocks,
 				unsigned int nr_cache_blocks)
 {
@@ -2570,11 +2627,8 @@ static unsigned int nr_background_work(unsigned int nr_cache_blocks)
 	return clamp(nr_cache_blocks, 64u, MAX_BACKGROUND_WORK);
 }
 
-static bool check_sizes(dm_cblock_t cache_size, sector_t origin_size,
-			sector_t cache_block_size)
+static bool check_sizes(dm_cblock_t cache_size, sector_t cache_block_size)
 {
-	u64 origin_blocks;
-
 	if (!cache_block_size) {
 		DMERR("cache block size of 0 sectors");
 		return false;
@@ -2586,14 +2640,13 @@ static bool check_sizes(dm_cblock_t cache_size, sector_t origin_size,
 		return false;
 	}
 
-	origin_blocks = div64_u64(origin_size, cache_block_size);
-	if (origin_blocks > (u64)U32_MAX + 1) {
-		DMERR("origin of %llu blocks is too large, smq handles up to 2^32",
-		      (unsigned long long)origin_blocks);
-		return false;
-	}
-
 	return true;
+}
+
+/* Blocks of an origin of more than 2^32 need the high half of each entry's block. */
+static bool origin_is_wide(u64 origin_blocks)
+{
+	return origin_blocks > (u64)U32_MAX + 1;
 }
 
 /*
@@ -2618,7 +2671,8 @@ static int smq_alloc_structures(struct smq_policy *mq, u64 origin_blocks)
 	unsigned int nr_sentinels = 2u * NR_SENTINELS_PER_QUEUE;
 	unsigned int i;
 
-	if (space_init(&mq->es, nr_sentinels + mq->nr_hotspot_blocks + nr_cache))
+	if (space_init(&mq->es, nr_sentinels + mq->nr_hotspot_blocks + nr_cache,
+		       origin_is_wide(origin_blocks)))
 		return -ENOMEM;
 
 	i = 0;
@@ -2675,7 +2729,7 @@ static struct smq_policy *__smq_create(dm_cblock_t cache_size, sector_t origin_s
 	unsigned long now = jiffies;
 	u64 origin_blocks;
 
-	if (!check_sizes(cache_size, origin_size, cache_block_size))
+	if (!check_sizes(cache_size, cache_block_size))
 		return NULL;
 	origin_blocks = div64_u64(origin_size, cache_block_size);
 

@@ -94,7 +94,7 @@ static void smq_test_list(struct kunit *test)
 	struct smq_entry *e;
 	unsigned int order[5], i = 0;
 
-	KUNIT_ASSERT_EQ(test, 0, space_init(&es, 8));
+	KUNIT_ASSERT_EQ(test, 0, space_init(&es, 8, false));
 	l_init(&l);
 	to_entry(&es, 3)->sentinel = true;
 	l_add_tail(&es, &l, to_entry(&es, 1));
@@ -163,7 +163,7 @@ static void smq_test_queue_redistribute(struct kunit *test)
 	unsigned int i, level, total = 0, nr = 1000;
 
 	KUNIT_ASSERT_NOT_NULL(test, q);
-	KUNIT_ASSERT_EQ(test, 0, space_init(&es, nr));
+	KUNIT_ASSERT_EQ(test, 0, space_init(&es, nr, false));
 	q_init(q, &es, NR_LEVELS);
 	q->nr_top_levels = 8;
 	q->nr_in_top_levels = 16;
@@ -221,7 +221,7 @@ static void smq_test_requeue(struct kunit *test)
 	struct smq_entry *a, *b, *c;
 
 	KUNIT_ASSERT_NOT_NULL(test, q);
-	KUNIT_ASSERT_EQ(test, 0, space_init(&es, 4));
+	KUNIT_ASSERT_EQ(test, 0, space_init(&es, 4, false));
 	q_init(q, &es, NR_LEVELS);
 	a = to_entry(&es, 0);
 	b = to_entry(&es, 1);
@@ -253,35 +253,57 @@ static void smq_test_requeue(struct kunit *test)
 	space_exit(&es);
 }
 
-static void smq_test_hash(struct kunit *test)
+/*
+ * The block of entry @i: in a wide space, odd entries hold the blocks
+ * 2^32 above their even neighbours', which the low halves cannot tell apart.
+ */
+static u64 hash_case_block(unsigned int i, bool wide)
+{
+	return wide ? (u64)(i & 1) << 32 | (i / 2u) * 7919u : i * 7919u;
+}
+
+static void hash_case(struct kunit *test, bool wide)
 {
 	struct smq_space es;
 	struct smq_hash_table ht;
 	unsigned int i, nr = 200;
 
-	KUNIT_ASSERT_EQ(test, 0, space_init(&es, nr));
+	KUNIT_ASSERT_EQ(test, 0, space_init(&es, nr, wide));
 	KUNIT_ASSERT_EQ(test, 0, h_init(&ht, &es, 16));	/* 16 buckets: long chains */
 	for (i = 0; i < nr; i++) {
-		to_entry(&es, i)->oblock = i * 7919u;
+		e_set_block(&es, to_entry(&es, i), hash_case_block(i, wide));
 		h_insert(&ht, to_entry(&es, i));
 	}
 
-	for (i = 0; i < nr; i++)
-		KUNIT_EXPECT_PTR_EQ(test, h_lookup(&ht, i * 7919u), to_entry(&es, i));
+	for (i = 0; i < nr; i++) {
+		u64 b = hash_case_block(i, wide);
+
+		KUNIT_EXPECT_EQ(test, e_block(&es, to_entry(&es, i)), b);
+		KUNIT_EXPECT_PTR_EQ(test, h_lookup(&ht, b), to_entry(&es, i));
+	}
 	KUNIT_EXPECT_NULL(test, h_lookup(&ht, 1));
+	/* only a wide space is asked about blocks beyond 2^32 */
+	if (wide)
+		KUNIT_EXPECT_NULL(test, h_lookup(&ht, (u64)2 << 32));
 
 	/* a hit moves to the front of its chain */
-	h_lookup(&ht, 5 * 7919u);
-	KUNIT_EXPECT_EQ(test, ht.buckets[h_bucket(&ht, 5 * 7919u)], 5u);
+	h_lookup(&ht, hash_case_block(5, wide));
+	KUNIT_EXPECT_EQ(test, ht.buckets[h_bucket(&ht, hash_case_block(5, wide))], 5u);
 
 	for (i = 0; i < nr; i += 2)
 		h_remove(&ht, to_entry(&es, i));
 	for (i = 0; i < nr; i++) {
-		KUNIT_EXPECT_EQ(test, !!h_lookup(&ht, i * 7919u), i & 1);
+		KUNIT_EXPECT_EQ(test, !!h_lookup(&ht, hash_case_block(i, wide)), i & 1);
 		KUNIT_EXPECT_EQ(test, (unsigned int)to_entry(&es, i)->hashed, i & 1);
 	}
 	h_exit(&ht);
 	space_exit(&es);
+}
+
+static void smq_test_hash(struct kunit *test)
+{
+	hash_case(test, false);
+	hash_case(test, true);
 }
 
 static void smq_test_allocator(struct kunit *test)
@@ -291,7 +313,7 @@ static void smq_test_allocator(struct kunit *test)
 	struct smq_entry *e, *first = NULL;
 	unsigned int n = 0;
 
-	KUNIT_ASSERT_EQ(test, 0, space_init(&es, 20));
+	KUNIT_ASSERT_EQ(test, 0, space_init(&es, 20, false));
 	init_allocator(&ea, &es, 4, 10);
 	KUNIT_EXPECT_FALSE(test, allocator_empty(&ea));
 	while ((e = alloc_entry(&ea))) {
@@ -916,7 +938,7 @@ static void smq_test_victims(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, v);
 	current_victim(mq, &freq);
 	KUNIT_EXPECT_EQ(test, mq->victim_uses, 1u);
-	v->oblock = 9999;	/* as if freed and given to another block */
+	e_set_block(&mq->es, v, 9999);	/* as if freed and given to another block */
 	current_victim(mq, &freq);
 	KUNIT_EXPECT_EQ(test, mq->victim_uses, 0u);
 
@@ -1392,6 +1414,7 @@ static void churn(struct kunit *test, struct smq_policy *mq, u64 nr_oblocks)
 static void smq_test_odd_sizes(struct kunit *test)
 {
 	struct smq_policy *mq;
+	dm_cblock_t cblock;
 
 	/* one cache block */
 	churn(test, make_policy(test, 1, 4096, false), 4096);
@@ -1409,8 +1432,69 @@ static void smq_test_odd_sizes(struct kunit *test)
 	mq = __smq_create(to_cblock(SMQ_MAX_CACHE_BLOCKS + 1), (u64)SMQ_MAX_CACHE_BLOCKS * 128,
 			  64, false, true, false);
 	KUNIT_EXPECT_NULL(test, mq);
-	mq = __smq_create(to_cblock(1024), (1ull << 33) * 64, 64, false, true, false);
-	KUNIT_EXPECT_NULL(test, mq);
+	/* only an origin of more than 2^32 blocks pays for their high halves */
+	mq = make_policy(test, 16, 1ull << 32, false);
+	KUNIT_EXPECT_NULL(test, mq->es.high);
+	KUNIT_EXPECT_EQ(test, lookup(mq, 1ull << 32, READ, &cblock), -EINVAL);
+	KUNIT_EXPECT_EQ(test, load(mq, 1ull << 32, 0, false, 0, false), -EINVAL);
+}
+
+/*
+ * An origin of more than 2^32 blocks (128 TiB of 32 KiB blocks): blocks
+ * 2^32 apart are different blocks, from lookup to background work, and
+ * hotspot blocks beyond 2^32 are told apart too.
+ */
+static void smq_test_wide_origin(struct kunit *test)
+{
+	const u64 high = 1ull << 32, nr_oblocks = 1ull << 40;
+	struct smq_policy *mq = make_policy(test, 64, nr_oblocks, false);
+	struct policy_work *work;
+	dm_cblock_t cblock;
+	u64 hb;
+
+	KUNIT_ASSERT_NOT_NULL(test, mq->es.high);
+	KUNIT_EXPECT_EQ(test, load(mq, 7, 0, false, 10, true), 0);
+	KUNIT_EXPECT_EQ(test, load(mq, high + 7, 1, true, 10, true), 0);
+	KUNIT_EXPECT_EQ(test, load(mq, nr_oblocks - 1, 63, false, 10, true), 0);
+	KUNIT_EXPECT_EQ(test, load(mq, high + 7, 2, false, 0, false), -EINVAL);
+	KUNIT_EXPECT_EQ(test, lookup(mq, high + 7, READ, &cblock), 0);
+	KUNIT_EXPECT_EQ(test, from_cblock(cblock), 1u);
+	KUNIT_EXPECT_EQ(test, lookup(mq, 7, READ, &cblock), 0);
+	KUNIT_EXPECT_EQ(test, from_cblock(cblock), 0u);
+	KUNIT_EXPECT_EQ(test, lookup(mq, nr_oblocks - 1, READ, &cblock), 0);
+	KUNIT_EXPECT_EQ(test, from_cblock(cblock), 63u);
+
+	/* the writeback is of the high block */
+	KUNIT_ASSERT_EQ(test, smq_get_background_work(&mq->policy, true, &work), 0);
+	KUNIT_EXPECT_EQ(test, work->op, POLICY_WRITEBACK);
+	KUNIT_EXPECT_EQ(test, from_oblock(work->oblock), high + 7);
+	KUNIT_EXPECT_EQ(test, from_cblock(work->cblock), 1u);
+	smq_clear_dirty(&mq->policy, work->cblock);
+	smq_complete_background_work(&mq->policy, work, true);
+
+	/* a miss in a cache with room is promoted, high half and all */
+	KUNIT_EXPECT_EQ(test, lookup(mq, 3 * high + 9, READ, &cblock), -ENOENT);
+	KUNIT_ASSERT_EQ(test, smq_get_background_work(&mq->policy, true, &work), 0);
+	KUNIT_EXPECT_EQ(test, work->op, POLICY_PROMOTE);
+	KUNIT_EXPECT_EQ(test, from_oblock(work->oblock), 3 * high + 9);
+	smq_complete_background_work(&mq->policy, work, true);
+	KUNIT_EXPECT_EQ(test, lookup(mq, 3 * high + 9, READ, &cblock), 0);
+	KUNIT_EXPECT_EQ(test, lookup(mq, 9, READ, &cblock), -ENOENT);
+	run_background_work(mq, true, true, NULL);
+
+	/* hotspot blocks 2^32 apart */
+	hb = to_hblock(mq, to_oblock(high << mq->hotspot_block_shift));
+	KUNIT_EXPECT_EQ(test, hb, high);
+	KUNIT_EXPECT_NOT_NULL(test, h_lookup(&mq->hotspot_table, 0));
+	KUNIT_EXPECT_NULL(test, h_lookup(&mq->hotspot_table, high));
+	lookup(mq, high << mq->hotspot_block_shift, READ, &cblock);
+	KUNIT_EXPECT_NOT_NULL(test, h_lookup(&mq->hotspot_table, high));
+	KUNIT_EXPECT_PTR_NE(test, h_lookup(&mq->hotspot_table, high),
+			    h_lookup(&mq->hotspot_table, 0));
+
+	smq_invalidate_mapping(&mq->policy, to_cblock(1));
+	KUNIT_EXPECT_EQ(test, lookup(mq, high + 7, READ, &cblock), -ENOENT);
+	KUNIT_EXPECT_EQ(test, lookup(mq, 7, READ, &cblock), 0);
 }
 
 static void smq_test_large_cache(struct kunit *test)
@@ -1515,6 +1599,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_invalidate),
 	KUNIT_CASE(smq_test_bad_input),
 	KUNIT_CASE(smq_test_odd_sizes),
+	KUNIT_CASE(smq_test_wide_origin),
 	KUNIT_CASE_SLOW(smq_test_large_cache),
 	KUNIT_CASE(smq_test_cleaner),
 	KUNIT_CASE(smq_test_registration),
