@@ -5,7 +5,7 @@
 # table lines and messages, thermal sysfs writes, and emulated zones with
 # no actors, failing actors or no sustainable power.
 . /tests/lib.sh
-plan 32
+plan 33
 trap teardown_cache_devs EXIT
 tried=0
 
@@ -77,7 +77,18 @@ for a in little big gpu; do echo "unregister $a" >$EMUL/actor; done
 bad "a zone with no actors runs" emul_run 200
 for a in little big gpu; do echo "register $a" >$EMUL/actor; echo "fail $a" >$EMUL/actor; done
 echo "little=100 big=100 gpu=100" >$EMUL/load
-bad "a zone whose actors all fail runs" emul_run 200
+# a warm room takes the die above the switch-on trip (65 C), where the
+# governor allocates
+echo 75000 >$EMUL/ambient
+T=/sys/kernel/tracing
+echo >$T/trace
+echo 1 >$T/events/thermal_power_allocator/thermal_power_allocator/enable
+bad "a zone whose actors all fail runs" emul_run 300
+echo 0 >$T/events/thermal_power_allocator/thermal_power_allocator/enable
+ge "and its updates are traced, nothing requested, granted or allocatable" \
+	"$(grep -c 'thermal_power_allocator: .* total_req_power=0 total_granted_power=0 .* max_allocatable_power=0 ' $T/trace)" 50
+diag "die at $(tail -n 1 $EMUL/record | cut -d, -f3) m°C"
+echo 25000 >$EMUL/ambient
 for a in little big gpu; do echo "heal $a" >$EMUL/actor; done
 ok "and recovers when they work again" emul_run 3000
 set -- $(emul_stats 2500)

@@ -838,8 +838,9 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 					  frac_to_int(t.p), frac_to_int(t.i), frac_to_int(t.d),
 					  t.output);
 
+	/* with no actor answering, states stay as they are; the update is still traced */
 	if (!n)
-		return;
+		goto trace;
 
 	if (!split_by_efficiency(params->power, n, t.output, sp)) {
 		divvy_up_power(params->power, n, total_weighted_req, t.output);
@@ -862,6 +863,7 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 		trace_thermal_power_actor(tz, pa->id, pa->req_power, pa->granted_power);
 	}
 
+trace:
 	/* num_actors counts the zone's actors, as it always has, answering or not */
 	trace_thermal_power_allocator(tz, total_req, total_granted, params->num_actors, t.output,
 				      max_allocatable, tz->temperature,
