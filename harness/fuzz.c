@@ -54,6 +54,7 @@ struct target {
 	unsigned int nr_issued;
 	unsigned int nr_cblocks;
 	bool wide;
+	bool looked_up[MAX_OBLOCKS];	/* by the input's block number */
 };
 
 /*
@@ -64,6 +65,12 @@ struct target {
 static u64 to_origin(const struct target *t, unsigned int ob)
 {
 	return t->wide ? (u64)(ob % 4u) << 36 | ob / 4u : ob;
+}
+
+/* The input's block number of origin block @b; MAX_OBLOCKS or more if none. */
+static u64 from_origin(const struct target *t, u64 b)
+{
+	return t->wide ? (b & ((1ull << 36) - 1)) * 4u + (b >> 36) : b;
 }
 
 static unsigned int count_list(struct smq_queue *q, unsigned int level, unsigned char *seen,
@@ -255,17 +262,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		op = next_byte(&in) % 10;
 		switch (op) {
 		case 0: case 1: case 2: {	/* I/O through the map path */
-			u64 ob = to_origin(&t, next_u16(&in) % MAX_OBLOCKS);
-			unsigned int flags = next_byte(&in);
+			unsigned int in_ob = next_u16(&in) % MAX_OBLOCKS, flags = next_byte(&in);
+			u64 ob = to_origin(&t, in_ob);
 			bool write = flags & 1, whole = flags & 2;
 			struct policy_work *w = NULL;
 			dm_cblock_t cb;
 			bool queued;
 			int r;
 
+			t.looked_up[in_ob] = true;
 			if (whole && write && !cleaner) {
 				r = smq_lookup_with_work(&t.mq->policy, to_oblock(ob), &cb, WRITE, true, &w);
 				if (r == -ENOENT && w) {
+					CHECK(from_oblock(w->oblock) == ob, "overwrite of another block");
 					CHECK(t.nr_issued < MAX_WORK, "too much work");
 					t.issued[t.nr_issued++] = w;
 					/* the overwrite: promoted, then dirty */
@@ -310,6 +319,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					      "work on an unmapped block");
 				if (cleaner)
 					CHECK(w->op == POLICY_WRITEBACK, "cleaner migrates");
+				if (w->op == POLICY_PROMOTE)
+					CHECK(from_origin(&t, from_oblock(w->oblock)) < MAX_OBLOCKS &&
+					      t.looked_up[from_origin(&t, from_oblock(w->oblock))],
+					      "promotion of oblock %llu, never looked up",
+					      (unsigned long long)from_oblock(w->oblock));
 				t.issued[t.nr_issued++] = w;
 			}
 			break;

@@ -524,9 +524,10 @@ static void test_large_sizes(void)
 
 	nr_right = 0;
 	while (!policy_get_background_work(p, true, &w)) {
-		i = from_oblock(w->oblock) - high;
-		nr_right += w->op == POLICY_WRITEBACK && i < nr_loaded &&
-			    from_cblock(w->cblock) == cblocks[i];
+		uint64_t d = from_oblock(w->oblock) - high;
+
+		nr_right += w->op == POLICY_WRITEBACK && d < nr_loaded &&
+			    from_cblock(w->cblock) == cblocks[d];
 		policy_clear_dirty(p, w->cblock);
 		policy_complete_background_work(p, w, true);
 	}

@@ -45,7 +45,7 @@ reload_and_verify() {
 
 ok "cache devices" setup_cache_devs
 zero_metadata
-ok "an origin of 2^33 + 2048 blocks of 32 KiB" create_wide_origin
+ok "an origin of 2^33 + 1024 blocks of 32 KiB" create_wide_origin
 ok "smq caches it" wide_cache create smq
 ok "writes at the low end verify" end_io /dev/mapper/lab-cache write low
 ok "writes at the high end verify" end_io /dev/mapper/lab-cache write high

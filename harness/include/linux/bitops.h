@@ -10,4 +10,11 @@ static inline unsigned int __ffs64(u64 word)
 	return __builtin_ctzll(word);
 }
 
+#ifndef rol64
+static inline u64 rol64(u64 word, unsigned int shift)
+{
+	return (word << (shift & 63)) | (word >> ((-shift) & 63));
+}
+#endif
+
 #endif

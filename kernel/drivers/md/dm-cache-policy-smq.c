@@ -1158,7 +1158,10 @@ static void ghosts_exit(struct smq_ghosts *g)
 /* The slot and tag of @oblock; salted so as not to follow the sketch's hash. */
 static u16 *ghost_slot(struct smq_ghosts *g, u64 oblock, u16 *tag)
 {
-	u64 h = (oblock ^ 0x5bd1e995u) * GOLDEN_RATIO_64;
+	u64 h = (lower_32_bits(oblock) ^ 0x5bd1e995u) * GOLDEN_RATIO_64;
+
+	/* the tag's bits follow the low half only: mix the high half in apart */
+	h ^= rol64((u64)upper_32_bits(oblock) * GOLDEN_RATIO_64, 32);
 
 	*tag = ((h >> 8) & GHOST_TAG_MASK) | 1u;
 	return g->tags + (h >> (64 - g->bits));
@@ -2787,6 +2790,8 @@ static size_t smq_memory_bytes(struct smq_policy *mq)
 	size_t bytes = sizeof(*mq);
 
 	bytes += array_size(mq->es.nr_entries, sizeof(struct smq_entry));
+	if (mq->es.high)
+		bytes += array_size(mq->es.nr_entries, sizeof(*mq->es.high));
 	bytes += bitset_size_in_bytes(max(mq->hotspot_hits.nr_bits, 1u));
 	bytes += sizeof(u32) << mq->table.hash_bits;
 	bytes += sizeof(u32) << mq->hotspot_table.hash_bits;

@@ -1497,6 +1497,65 @@ static void smq_test_wide_origin(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lookup(mq, 7, READ, &cblock), 0);
 }
 
+/* Blocks 2^32 apart are remembered apart, even by a table of 16 tags. */
+static void smq_test_wide_ghosts(struct kunit *test)
+{
+	struct smq_ghosts g;
+	unsigned int i, k, same = 0;
+	u16 tag_a, tag_b;
+
+	KUNIT_ASSERT_EQ(test, 0, ghosts_init(&g, 16));
+	for (k = 1; k <= 4; k++)
+		for (i = 0; i < 1000; i++) {
+			u16 *a = ghost_slot(&g, i, &tag_a);
+			u16 *b = ghost_slot(&g, i + ((u64)k << 32), &tag_b);
+
+			same += a == b && tag_a == tag_b;
+		}
+	ghosts_exit(&g);
+	KUNIT_EXPECT_LE(test, same, 4u);
+}
+
+/*
+ * In a full cache over a wide origin, the victim kept between misses is
+ * known by its whole block, and the block freed for a winner goes to the
+ * winner itself, not to the block 2^32 below it.
+ */
+static void smq_test_wide_heir(struct kunit *test)
+{
+	const u64 high = 1ull << 32;
+	struct smq_policy *mq = make_policy(test, 16, 1ull << 40, false);
+	struct policy_work *work;
+	struct smq_entry *v;
+	unsigned int freq;
+	dm_cblock_t cblock;
+
+	load_mappings(test, mq, 16, high, false, 0);
+	v = current_victim(mq, &freq);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	current_victim(mq, &freq);
+	KUNIT_EXPECT_EQ(test, mq->victim_uses, 1u);
+	/* as if its cache block were given to the block 2^32 below */
+	e_set_block(&mq->es, v, e_block(&mq->es, v) - high);
+	current_victim(mq, &freq);
+	KUNIT_EXPECT_EQ(test, mq->victim_uses, 0u);
+	e_set_block(&mq->es, v, e_block(&mq->es, v) + high);
+
+	__smq_tick(mq, jiffies + 1);
+	queue_promotion(mq, to_oblock(high + 999), NULL, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, from_oblock(mq->heir), high + 999);
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
+	KUNIT_EXPECT_EQ(test, work->op, POLICY_DEMOTE);
+	KUNIT_EXPECT_GE(test, from_oblock(work->oblock), high);
+	smq_complete_background_work(&mq->policy, work, true);
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
+	KUNIT_EXPECT_EQ(test, work->op, POLICY_PROMOTE);
+	KUNIT_EXPECT_EQ(test, from_oblock(work->oblock), high + 999);
+	smq_complete_background_work(&mq->policy, work, true);
+	KUNIT_EXPECT_EQ(test, 0, lookup(mq, high + 999, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 999, READ, &cblock));
+}
+
 static void smq_test_large_cache(struct kunit *test)
 {
 	struct smq_policy *mq = __smq_create(to_cblock(1u << 24), (1ull << 26) * 64, 64,
@@ -1600,6 +1659,8 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_bad_input),
 	KUNIT_CASE(smq_test_odd_sizes),
 	KUNIT_CASE(smq_test_wide_origin),
+	KUNIT_CASE(smq_test_wide_heir),
+	KUNIT_CASE(smq_test_wide_ghosts),
 	KUNIT_CASE_SLOW(smq_test_large_cache),
 	KUNIT_CASE(smq_test_cleaner),
 	KUNIT_CASE(smq_test_registration),
