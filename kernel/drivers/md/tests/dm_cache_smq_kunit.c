@@ -214,6 +214,56 @@ static void smq_test_queue_redistribute(struct kunit *test)
 	space_exit(&es);
 }
 
+/*
+ * A redistribution with too much to move stops after its moves, every
+ * entry still in a level, and later ones finish it; a tick goes on with
+ * one that stopped.
+ */
+static void smq_test_redistribute_bounded(struct kunit *test)
+{
+	struct smq_space es;
+	struct smq_queue *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	unsigned int i, level, total, passes = 1, nr = 1000;
+	struct smq_policy *mq;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_EQ(test, 0, space_init(&es, nr, false));
+	q_init(q, &es, NR_LEVELS);
+	q->nr_top_levels = 8;
+	q->nr_in_top_levels = 16;
+	for (i = 0; i < nr; i++) {
+		to_entry(&es, i)->level = 0;
+		q_push(q, to_entry(&es, i));
+	}
+
+	KUNIT_EXPECT_FALSE(test, __q_redistribute(q, 100));
+	/* the 100 youngest of the bottom level went up, in one piece */
+	KUNIT_EXPECT_EQ(test, level_size(q, 0), nr - 100);
+	KUNIT_EXPECT_EQ(test, level_size(q, NR_LEVELS - 1), 100u);
+	while (!__q_redistribute(q, 100) && passes < 100) {
+		passes++;
+		for (level = 0, total = 0; level < NR_LEVELS; level++)
+			total += level_size(q, level);
+		KUNIT_EXPECT_EQ(test, total, nr);
+	}
+	passes++;
+	/* each entry moved once or twice: about 1,900 moves */
+	KUNIT_EXPECT_LE(test, passes, 20u);
+	for (level = 0; level < NR_LEVELS; level++)
+		KUNIT_EXPECT_EQ(test, level_size(q, level), q->target_count[level]);
+	space_exit(&es);
+
+	mq = make_policy(test, 16, 4096, false);
+	load_mappings(test, mq, 16, 0, false, 0);
+	KUNIT_EXPECT_EQ(test, mq->clean.qs[0].nr_elts, 16u);
+	mq->clean.unbalanced = true;
+	__smq_tick(mq, jiffies);
+	KUNIT_EXPECT_FALSE(test, mq->clean.unbalanced);
+	for (level = 0; level < NR_LEVELS; level++)
+		KUNIT_EXPECT_EQ(test, level_size(&mq->clean, level),
+				mq->clean.target_count[level]);
+}
+
 static void smq_test_requeue(struct kunit *test)
 {
 	struct smq_space es;
@@ -1632,6 +1682,7 @@ static void smq_test_memory(struct kunit *test)
 static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_list),
 	KUNIT_CASE(smq_test_queue_redistribute),
+	KUNIT_CASE(smq_test_redistribute_bounded),
 	KUNIT_CASE(smq_test_requeue),
 	KUNIT_CASE(smq_test_hash),
 	KUNIT_CASE(smq_test_allocator),
