@@ -479,17 +479,17 @@ static void test_policies(void)
 }
 
 /*
- * The largest cache ours takes (120M blocks: link indexes of 27 bits) in
+ * The largest cache ours takes (240M blocks: link indexes of 28 bits) in
  * front of an origin of 2^33 blocks (256 TiB of 32 KiB blocks), as the
  * 6.12 implementation does, through the policy interface: dirty mappings
- * in cache blocks beyond 2^26, queued and hashed by each other's indexes,
+ * in cache blocks beyond 2^27, queued and hashed by each other's indexes,
  * all written back as loaded; lookups that tell blocks 2^32 apart; a
  * promotion of a block beyond 2^32.  One cache block more is refused.
- * About 2.5 GiB while it runs.
+ * About 6 GiB while it runs.
  */
 static void test_large_sizes(void)
 {
-	const unsigned int nr_cblocks = 120u << 20, nr_loaded = 9;
+	const unsigned int nr_cblocks = 240u << 20, nr_loaded = 9;
 	const uint64_t high = 1ull << 32, nr_oblocks = 2 * high;
 	unsigned int i, cblocks[9], nr_right = 0;
 	struct policy_work *w = NULL;
@@ -500,20 +500,20 @@ static void test_large_sizes(void)
 
 	harness_log_errors = 0;
 	p = harness_policy_create("ours", "smq", to_cblock(nr_cblocks + 1), nr_oblocks * 64, 64);
-	ok(!p && harness_log_errors == 1, "a cache of 120M blocks and one is refused with a message");
+	ok(!p && harness_log_errors == 1, "a cache of 240M blocks and one is refused with a message");
 	if (p)
 		dm_cache_policy_destroy(p);
 
 	p = harness_policy_create("ours", "smq", to_cblock(nr_cblocks), nr_oblocks * 64, 64);
-	if (!ok(p != NULL, "ours takes 120M cache blocks over 2^33 origin blocks"))
+	if (!ok(p != NULL, "ours takes 240M cache blocks over 2^33 origin blocks"))
 		return;
-	/* block high + i in cache block 2^26 + i; the last in the last */
+	/* block high + i in cache block 2^27 + i; the last in the last */
 	for (i = 0; i < nr_loaded; i++) {
-		cblocks[i] = i + 1 < nr_loaded ? (1u << 26) + i : nr_cblocks - 1;
+		cblocks[i] = i + 1 < nr_loaded ? (1u << 27) + i : nr_cblocks - 1;
 		r |= p->load_mapping(p, to_oblock(high + i), to_cblock(cblocks[i]), true, 3, true);
 	}
 	r |= p->load_mapping(p, to_oblock(0), to_cblock(0), false, 3, true);
-	ok(!r, "mappings load beyond cache block 2^26 and origin block 2^32");
+	ok(!r, "mappings load beyond cache block 2^27 and origin block 2^32");
 	for (i = 0; i < nr_loaded; i++)
 		nr_right += !policy_lookup(p, to_oblock(high + i), &cb, READ, false, &queued) &&
 			    from_cblock(cb) == cblocks[i];

@@ -19,14 +19,17 @@ create_wide_origin() {
 		dm_node lab-wide >/dev/null
 }
 
-# wide_cache <create|reload> <policy>
+# wide_cache <create|reload> <policy> [policy args...]
 wide_cache() {
-	set -- "$1" "0 $((HIGH + END)) cache /dev/mapper/lab-meta /dev/mapper/lab-fast" \
-		"/dev/mapper/lab-wide 64 1 writeback $2 0"
-	if [ "$1" = create ]; then
-		dmsetup create lab-cache --table "$2 $3" && dm_node lab-cache >/dev/null
+	how=$1
+	policy=$2
+	shift 2
+	table="0 $((HIGH + END)) cache /dev/mapper/lab-meta /dev/mapper/lab-fast"
+	table="$table /dev/mapper/lab-wide 64 1 writeback $policy $# $*"
+	if [ "$how" = create ]; then
+		dmsetup create lab-cache --table "$table" && dm_node lab-cache >/dev/null
 	else
-		dmsetup reload lab-cache --table "$2 $3" &&
+		dmsetup reload lab-cache --table "$table" &&
 			dmsetup suspend lab-cache && dmsetup resume lab-cache
 	fi
 }
@@ -39,20 +42,21 @@ end_io() {
 }
 
 reload_and_verify() {
-	wide_cache reload smq && end_io /dev/mapper/lab-cache verify low &&
+	wide_cache reload smq migration_threshold 0 && end_io /dev/mapper/lab-cache verify low &&
 		end_io /dev/mapper/lab-cache verify high
 }
 
 ok "cache devices" setup_cache_devs
 zero_metadata
 ok "an origin of 2^33 + 1024 blocks of 32 KiB" create_wide_origin
-ok "smq caches it" wide_cache create smq
+# no writeback before the cleaner's (migration_threshold 0)
+ok "smq caches it" wide_cache create smq migration_threshold 0
 ok "writes at the low end verify" end_io /dev/mapper/lab-cache write low
 ok "writes at the high end verify" end_io /dev/mapper/lab-cache write high
 ok "the low end still verifies" end_io /dev/mapper/lab-cache verify low
 diag "promotions $(cache_field promotions), dirty $(cache_field dirty), used $(cache_field used)"
 ge "every block written was promoted" "$(cache_field promotions)" 1024
-ge "dirty blocks" "$(cache_field dirty)" 512
+ge "and is dirty" "$(cache_field dirty)" 1024
 ok "both ends verify after a reload" reload_and_verify
 ok "the cleaner takes over" wide_cache reload cleaner
 ok "and writes back every dirty block" wait_until 120 sh -c '. /tests/lib.sh; [ "$(cache_field dirty)" = 0 ]'

@@ -69,55 +69,52 @@
 
 /*----------------------------------------------------------------*/
 
-#define SMQ_INDEX_BITS 27u
+#define SMQ_INDEX_BITS 28u
 #define SMQ_NULL ((1u << SMQ_INDEX_BITS) - 1u)
 
-/* With a sixteenth as many hotspot entries and the sentinels, 127.5M entries. */
-#define SMQ_MAX_CACHE_BLOCKS (120u << 20)
+/* With a sixteenth as many hotspot entries and the sentinels, 255M entries. */
+#define SMQ_MAX_CACHE_BLOCKS (240u << 20)
 
 /*
  * struct smq_entry - a cache block, a hotspot block or a sentinel.
  * @hash_next: next entry in the same hash bucket, or SMQ_NULL.
- * @level: the multiqueue level the entry sits in.
- * @prev: previous entry of its level list, or SMQ_NULL.
- * @next: next entry of its level list (or of the free list), or SMQ_NULL.
+ * @level: the multiqueue level the entry sits in; while its promotion is
+ *	pending, the level it will enter (the bottom one for a block promoted
+ *	on first sight, the top one otherwise).
  * @dirty: the cache block differs from the origin.
  * @allocated: the entry is in use.
- * @sentinel: the entry only marks a position in a level list.
+ * @prev: previous entry of its level list, or SMQ_NULL.
+ * @next: next entry of its level list (or of the free list), or SMQ_NULL.
  * @pending_work: background work on the block is queued or running; the
  *	entry is off its queue meanwhile.
- * @invalidated: the mapping was dropped while work was pending; free the
- *	entry once that work completes.
- * @hashed: the entry is in its hash table.
+ * @hashed: the entry is in its hash table.  A cache block with a
+ *	demotion or writeback pending is, unless its mapping was invalidated
+ *	meanwhile: the work's completion then frees it.
  * @contested: the block won its cache block from a victim (it was
  *	promoted into a full cache).
  * @hit: the block was looked up since its entry was allocated (by a
  *	promotion or a load).
- * @first_sight: the block is being promoted on its first lookup; it will
- *	enter the bottom level, not the top.
  * @block_low: the low 32 bits of the origin block, or of the hotspot
  *	block for a hotspot entry (see e_block()).
  *
  * Entries are addressed by their index in one array, so that a link costs
- * 27 bits instead of a pointer and the index of a cache entry within its
+ * 28 bits instead of a pointer and the index of a cache entry within its
  * allocator is its cache block.  Two links and the level fill a 64-bit
- * word: 32-bit words would leave no room for a 27-bit link beside the
- * level.
+ * word.  Sentinels are told by their place in the array (see
+ * e_is_sentinel()), not by a flag: three links, the level and the flags
+ * fill the 96 bits beside the block.
  */
 struct smq_entry {
 	u64 hash_next:SMQ_INDEX_BITS;
 	u64 level:6;
 	u64 dirty:1;
 	u64 allocated:1;
-	u64 sentinel:1;
-	u64 pending_work:1;
 	u64 prev:SMQ_INDEX_BITS;
 	u32 next:SMQ_INDEX_BITS;
-	u32 invalidated:1;
+	u32 pending_work:1;
 	u32 hashed:1;
 	u32 contested:1;
 	u32 hit:1;
-	u32 first_sight:1;
 	u32 block_low;
 };
 
@@ -126,6 +123,8 @@ static_assert(sizeof(struct smq_entry) == 16);
 /*
  * struct smq_space - the array every entry of a policy lives in.
  * @begin: the entries.
+ * @sentinels_end: the entries below it are sentinels (none but a
+ *	policy's, the first of its space).
  * @high: the high 32 bits of every entry's block, for an origin of more
  *	than 2^32 blocks; NULL otherwise.  Only the policies that need them
  *	pay the 4 bytes per entry.
@@ -133,6 +132,7 @@ static_assert(sizeof(struct smq_entry) == 16);
  */
 struct smq_space {
 	struct smq_entry *begin;
+	struct smq_entry *sentinels_end;
 	u32 *high;
 	unsigned int nr_entries;
 };
@@ -141,6 +141,7 @@ static int space_init(struct smq_space *es, unsigned int nr_entries, bool wide)
 {
 	es->nr_entries = nr_entries;
 	es->begin = vzalloc(array_size(nr_entries, sizeof(struct smq_entry)));
+	es->sentinels_end = es->begin;
 	es->high = NULL;
 	if (es->begin && wide) {
 		es->high = vzalloc(array_size(nr_entries, sizeof(*es->high)));
@@ -157,6 +158,12 @@ static void space_exit(struct smq_space *es)
 {
 	vfree(es->high);
 	vfree(es->begin);
+}
+
+/* Does @e only mark a position in a level list? */
+static bool e_is_sentinel(const struct smq_space *es, const struct smq_entry *e)
+{
+	return e < es->sentinels_end;
 }
 
 /* The origin block of a cache entry; the hotspot block of a hotspot entry. */
@@ -224,9 +231,9 @@ static struct smq_entry *l_next(struct smq_space *es, struct smq_entry *e)
 	return to_entry(es, e->next);
 }
 
-static void l_count(struct smq_list *l, struct smq_entry *e, int delta)
+static void l_count(struct smq_space *es, struct smq_list *l, struct smq_entry *e, int delta)
 {
-	if (!e->sentinel)
+	if (!e_is_sentinel(es, e))
 		l->nr_elts += delta;
 }
 
@@ -241,7 +248,7 @@ static void l_add_tail(struct smq_space *es, struct smq_list *l, struct smq_entr
 	else
 		l->head = to_index(es, e);
 	l->tail = to_index(es, e);
-	l_count(l, e, 1);
+	l_count(es, l, e, 1);
 }
 
 static void l_add_head(struct smq_space *es, struct smq_list *l, struct smq_entry *e)
@@ -255,7 +262,7 @@ static void l_add_head(struct smq_space *es, struct smq_list *l, struct smq_entr
 	else
 		l->tail = to_index(es, e);
 	l->head = to_index(es, e);
-	l_count(l, e, 1);
+	l_count(es, l, e, 1);
 }
 
 static void l_del(struct smq_space *es, struct smq_list *l, struct smq_entry *e)
@@ -272,7 +279,7 @@ static void l_del(struct smq_space *es, struct smq_list *l, struct smq_entry *e)
 		next->prev = e->prev;
 	else
 		l->tail = e->prev;
-	l_count(l, e, -1);
+	l_count(es, l, e, -1);
 }
 
 static struct smq_entry *l_pop_tail(struct smq_space *es, struct smq_list *l)
@@ -280,7 +287,7 @@ static struct smq_entry *l_pop_tail(struct smq_space *es, struct smq_list *l)
 	struct smq_entry *e;
 
 	for (e = to_entry(es, l->tail); e; e = to_entry(es, e->prev))
-		if (!e->sentinel) {
+		if (!e_is_sentinel(es, e)) {
 			l_del(es, l, e);
 			return e;
 		}
@@ -581,7 +588,7 @@ static u64 q_populated(struct smq_queue *q, unsigned int from, unsigned int to)
 
 static void q_push(struct smq_queue *q, struct smq_entry *e)
 {
-	if (!e->sentinel)
+	if (!e_is_sentinel(q->es, e))
 		q->nr_elts++;
 	l_add_tail(q->es, q->qs + e->level, e);
 	q_note_level(q, e->level);
@@ -589,7 +596,7 @@ static void q_push(struct smq_queue *q, struct smq_entry *e)
 
 static void q_push_front(struct smq_queue *q, struct smq_entry *e)
 {
-	if (!e->sentinel)
+	if (!e_is_sentinel(q->es, e))
 		q->nr_elts++;
 	l_add_head(q->es, q->qs + e->level, e);
 	q_note_level(q, e->level);
@@ -598,7 +605,7 @@ static void q_push_front(struct smq_queue *q, struct smq_entry *e)
 static void q_del(struct smq_queue *q, struct smq_entry *e)
 {
 	l_del(q->es, q->qs + e->level, e);
-	if (!e->sentinel)
+	if (!e_is_sentinel(q->es, e))
 		q->nr_elts--;
 	q_note_level(q, e->level);
 }
@@ -618,7 +625,7 @@ static struct smq_entry *q_peek(struct smq_queue *q, unsigned int max_level,
 	for (; levels; levels &= levels - 1) {
 		level = __ffs64(levels);
 		for (e = l_head(q->es, q->qs + level); e; e = l_next(q->es, e)) {
-			if (!e->sentinel)
+			if (!e_is_sentinel(q->es, e))
 				return e;
 			if (!can_cross_sentinel)
 				break;
@@ -685,7 +692,7 @@ static struct smq_entry *q_take_from_above(struct smq_queue *q, unsigned int lev
 			continue;
 
 		for (e = l_head(q->es, q->qs + level); e; e = l_next(q->es, e))
-			if (!e->sentinel) {
+			if (!e_is_sentinel(q->es, e)) {
 				l_del(q->es, q->qs + level, e);
 				return e;
 			}
@@ -794,7 +801,7 @@ static struct smq_entry *q_swap_partner(struct smq_queue *q, unsigned int level)
 	unsigned int tried = 0;
 
 	for (e = l_head(q->es, q->qs + level); e; e = l_next(q->es, e)) {
-		if (e->sentinel)
+		if (e_is_sentinel(q->es, e))
 			continue;
 		if (!q->hits || !hit_bits_test(q->hits, to_index(q->es, e) - q->hits_base))
 			return e;
@@ -1033,11 +1040,9 @@ static void init_entry(struct smq_entry *e)
 	e->level = 0;
 	e->dirty = false;
 	e->pending_work = false;
-	e->invalidated = false;
 	e->hashed = false;
 	e->contested = false;
 	e->hit = false;
-	e->first_sight = false;
 	e->allocated = true;
 }
 
@@ -1412,12 +1417,10 @@ static void sentinels_init(struct smq_policy *mq, unsigned long now)
 	for (which = 0; which < 2; which++)
 		for (level = 0; level < NR_LEVELS; level++) {
 			s = get_sentinel(&mq->writeback_sentinel_alloc, level, which);
-			s->sentinel = true;
 			s->level = level;
 			q_push(&mq->dirty, s);
 
 			s = get_sentinel(&mq->demote_sentinel_alloc, level, which);
-			s->sentinel = true;
 			s->level = level;
 			q_push(&mq->clean, s);
 		}
@@ -1669,7 +1672,7 @@ static struct smq_entry *sample_victims(struct smq_policy *mq, unsigned int from
 		level = __ffs64(levels);
 		for (e = l_head(q->es, q->qs + level); e && seen < VICTIM_SAMPLE;
 		     e = l_next(q->es, e)) {
-			if (e->sentinel)
+			if (e_is_sentinel(q->es, e))
 				continue;
 			seen++;
 			f = sketch_estimate(&mq->sketch, e_block(&mq->es, e));
@@ -1821,6 +1824,7 @@ static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblo
 
 	e = alloc_entry(&mq->cache_alloc);
 	e->pending_work = true;
+	e->level = NR_LEVELS - 1;	/* where it enters, unless seen first now */
 	work.op = POLICY_PROMOTE;
 	work.oblock = oblock;
 	work.cblock = infer_cblock(mq, e);
@@ -2212,7 +2216,7 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 	if (should_promote(mq, oblock, hs_e, data_dir, fast_copy, freq, &victim)) {
 		e = queue_promotion(mq, oblock, work, victim, background_queued);
 		if (e && freq < 2)
-			e->first_sight = true;
+			e->level = 0;
 	}
 
 	return -ENOENT;
@@ -2318,17 +2322,15 @@ static void __complete_background_work(struct smq_policy *mq, struct policy_work
 			break;
 		}
 		e_set_block(&mq->es, e, from_oblock(work->oblock));
-		e->level = e->first_sight ? 0 : NR_LEVELS - 1;
-		e->first_sight = false;
 		h_insert(&mq->table, e);
 		q_push(cache_queue(mq, e), e);
 		break;
 
 	case POLICY_DEMOTE:
-		/* an invalidated block left because it was discarded */
-		if (success && !e->invalidated)
+		/* an invalidated block (unhashed) left because it was discarded */
+		if (success && e->hashed)
 			note_demotion(mq, e);
-		if (success || e->invalidated)
+		if (success || !e->hashed)
 			forget_entry(mq, e);
 		else
 			q_push(cache_queue(mq, e), e);
@@ -2336,7 +2338,7 @@ static void __complete_background_work(struct smq_policy *mq, struct policy_work
 		break;
 
 	case POLICY_WRITEBACK:
-		if (e->invalidated)
+		if (!e->hashed)
 			forget_entry(mq, e);
 		else
 			q_push(cache_queue(mq, e), e);
@@ -2483,8 +2485,8 @@ static int smq_invalidate_mapping(struct dm_cache_policy *p, dm_cblock_t cblock)
 		/* Free, invalidated already, or a promotion not done yet. */
 		r = -ENODATA;
 	} else if (e->pending_work) {
+		/* unhashed, it is freed when the work completes */
 		h_remove(&mq->table, e);
-		e->invalidated = true;
 	} else {
 		q_del(cache_queue(mq, e), e);
 		forget_entry(mq, e);
@@ -2719,6 +2721,7 @@ static int smq_alloc_structures(struct smq_policy *mq, u64 origin_blocks)
 	i += NR_SENTINELS_PER_QUEUE;
 	init_allocator(&mq->demote_sentinel_alloc, &mq->es, i, NR_SENTINELS_PER_QUEUE);
 	i += NR_SENTINELS_PER_QUEUE;
+	mq->es.sentinels_end = to_entry(&mq->es, i);
 	init_allocator(&mq->hotspot_alloc, &mq->es, i, mq->nr_hotspot_blocks);
 	i += mq->nr_hotspot_blocks;
 	init_allocator(&mq->cache_alloc, &mq->es, i, nr_cache);

@@ -96,11 +96,11 @@ static void smq_test_list(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, 0, space_init(&es, 8, false));
 	l_init(&l);
-	to_entry(&es, 3)->sentinel = true;
+	es.sentinels_end = to_entry(&es, 1);	/* entry 0 is a sentinel */
 	l_add_tail(&es, &l, to_entry(&es, 1));
-	l_add_tail(&es, &l, to_entry(&es, 3));
+	l_add_tail(&es, &l, to_entry(&es, 0));
 	l_add_tail(&es, &l, to_entry(&es, 2));
-	l_add_head(&es, &l, to_entry(&es, 0));
+	l_add_head(&es, &l, to_entry(&es, 3));
 	l_add_head(&es, &l, to_entry(&es, 4));
 	KUNIT_EXPECT_EQ(test, l.nr_elts, 4u);	/* the sentinel does not count */
 
@@ -108,9 +108,9 @@ static void smq_test_list(struct kunit *test)
 		order[i++] = to_index(&es, e);
 	KUNIT_EXPECT_EQ(test, i, 5u);
 	KUNIT_EXPECT_EQ(test, order[0], 4u);
-	KUNIT_EXPECT_EQ(test, order[1], 0u);
+	KUNIT_EXPECT_EQ(test, order[1], 3u);
 	KUNIT_EXPECT_EQ(test, order[2], 1u);
-	KUNIT_EXPECT_EQ(test, order[3], 3u);
+	KUNIT_EXPECT_EQ(test, order[3], 0u);
 	KUNIT_EXPECT_EQ(test, order[4], 2u);
 
 	/* pop_tail skips sentinels */
@@ -118,8 +118,8 @@ static void smq_test_list(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, l_pop_tail(&es, &l), to_entry(&es, 1));
 	KUNIT_EXPECT_EQ(test, l.nr_elts, 2u);
 	l_del(&es, &l, to_entry(&es, 4));
-	l_del(&es, &l, to_entry(&es, 0));
 	l_del(&es, &l, to_entry(&es, 3));
+	l_del(&es, &l, to_entry(&es, 0));
 	KUNIT_EXPECT_EQ(test, l.nr_elts, 0u);
 	KUNIT_EXPECT_EQ(test, l.head, SMQ_NULL);
 	KUNIT_EXPECT_EQ(test, l.tail, SMQ_NULL);
@@ -132,7 +132,7 @@ static unsigned int level_size(struct smq_queue *q, unsigned int level)
 	unsigned int n = 0;
 
 	for (e = l_head(q->es, q->qs + level); e; e = l_next(q->es, e))
-		if (!e->sentinel) {
+		if (!e_is_sentinel(q->es, e)) {
 			n++;
 			if (e->level != level)
 				return UINT_MAX;
@@ -1112,7 +1112,6 @@ static void smq_test_first_sight(struct kunit *test)
 	e = promote_queued(test, mq, 7, true);
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, 0u);
-	KUNIT_EXPECT_FALSE(test, e->first_sight);
 
 	sketch_add(&mq->sketch, 8);
 	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 8, READ, &cblock));
