@@ -177,7 +177,8 @@ static void complete(struct target *t, unsigned int k, bool success)
 {
 	struct policy_work *w = t->issued[k], copy = *w;	/* freed on completion */
 	unsigned int cb = from_cblock(w->cblock);
-	bool was_mapped = t->mapped[cb] >= 0;
+	bool was_mapped = t->mapped[cb] >= 0, want, kept;
+	struct smq_entry *e;
 
 	t->issued[k] = t->issued[--t->nr_issued];
 	switch (w->op) {
@@ -207,8 +208,22 @@ static void complete(struct target *t, unsigned int k, bool success)
 		smq_complete_background_work(&t->mq->policy, w, success);
 		break;
 	}
+	/*
+	 * The policy keeps a mapping unless the work dropped it or it was
+	 * invalidated while the work ran (the target forgot it then).  A
+	 * demotion's freed block may be taken by its heir's promotion at
+	 * once: not hashed, it maps nothing yet.
+	 */
+	e = get_entry(&t->mq->cache_alloc, cb);
+	if (copy.op == POLICY_PROMOTE)
+		want = success;
+	else
+		want = was_mapped && !(copy.op == POLICY_DEMOTE && success);
+	kept = copy.op == POLICY_DEMOTE && success ? e->hashed : e->allocated;
+	CHECK(kept == want, "op %d on cache block %u (success %d, mapped %d): kept %d",
+	      copy.op, cb, success, was_mapped, kept);
 	/* a block invalidated while its work ran is gone once the work is */
-	if (!get_entry(&t->mq->cache_alloc, cb)->allocated)
+	if (!e->allocated)
 		t->mapped[cb] = -1;
 }
 

@@ -141,7 +141,6 @@ static int space_init(struct smq_space *es, unsigned int nr_entries, bool wide)
 {
 	es->nr_entries = nr_entries;
 	es->begin = vzalloc(array_size(nr_entries, sizeof(struct smq_entry)));
-	es->sentinels_end = es->begin;
 	es->high = NULL;
 	if (es->begin && wide) {
 		es->high = vzalloc(array_size(nr_entries, sizeof(*es->high)));
@@ -150,6 +149,7 @@ static int space_init(struct smq_space *es, unsigned int nr_entries, bool wide)
 			es->begin = NULL;
 		}
 	}
+	es->sentinels_end = es->begin;
 
 	return es->begin ? 0 : -ENOMEM;
 }
