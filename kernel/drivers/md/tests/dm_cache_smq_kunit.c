@@ -1670,7 +1670,7 @@ static void smq_test_memory(struct kunit *test)
 	unsigned int nr = 1u << 20;
 	struct smq_policy *mq = make_policy(test, nr, 16ull * nr, false);
 	size_t bytes = smq_memory_bytes(mq);
-	unsigned int centi = div_u64((u64)bytes * 100u, nr);
+	unsigned int centi = div_u64((u64)bytes * 100u + nr / 2u, nr);	/* rounded */
 
 	kunit_info(test, "%zu bytes for %u cache blocks", bytes, nr);
 	pr_info("RESULT smq_bytes_per_block %u.%02u\n", centi / 100, centi % 100);
