@@ -5,7 +5,7 @@
 # table lines and messages, thermal sysfs writes, and emulated zones with
 # no actors, failing actors or no sustainable power.
 . /tests/lib.sh
-plan 33
+plan 34
 trap teardown_cache_devs EXIT
 tried=0
 
@@ -83,11 +83,14 @@ echo 75000 >$EMUL/ambient
 T=/sys/kernel/tracing
 echo >$T/trace
 echo 1 >$T/events/thermal_power_allocator/thermal_power_allocator/enable
-bad "a zone whose actors all fail runs" emul_run 300
+from=$(($(wc -l <$EMUL/record) - 1))
+bad "a zone whose actors all fail runs" emul_run 600
 echo 0 >$T/events/thermal_power_allocator/thermal_power_allocator/enable
 ge "and its updates are traced, nothing requested, granted or allocatable" \
 	"$(grep -c 'thermal_power_allocator: .* total_req_power=0 total_granted_power=0 .* max_allocatable_power=0 ' $T/trace)" 50
-diag "die at $(tail -n 1 $EMUL/record | cut -d, -f3) m°C"
+# left at full speed, the die reached 109.9 C in these 600 updates
+set -- $(emul_stats $from)
+ok "stepped without the power model, it stays below the hot trip (max $3 m°C)" test "$3" -lt 90000
 echo 25000 >$EMUL/ambient
 for a in little big gpu; do echo "heal $a" >$EMUL/actor; done
 ok "and recovers when they work again" emul_run 3000

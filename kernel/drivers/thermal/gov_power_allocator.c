@@ -809,6 +809,32 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 	return n;
 }
 
+/*
+ * No actor answered: the power model is of no use this update, yet the
+ * devices can still be stepped.  Above the desired temperature each goes
+ * one state deeper, at or below it one shallower, as step_wise would, so
+ * that a zone whose power operations all fail is still held near its
+ * desired temperature rather than left to heat up to its hot trip.
+ */
+static void step_unanswered(struct power_allocator_params *params, bool hot)
+{
+	struct thermal_instance *instance;
+	unsigned long state;
+
+	list_for_each_entry(instance, actor_list(params), trip_node) {
+		if (!power_actor_is_valid(instance))
+			continue;
+		state = instance->target == THERMAL_NO_TARGET ? instance->lower :
+			max(instance->target, instance->lower);
+		if (hot)
+			state = min(state + 1, instance->upper);
+		else if (state > instance->lower)
+			state--;
+		if (state != instance->target)
+			power_actor_set_state(instance, state);
+	}
+}
+
 static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64 now_ns)
 {
 	struct power_allocator_params *params = tz->governor_data;
@@ -838,9 +864,10 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 					  frac_to_int(t.p), frac_to_int(t.i), frac_to_int(t.d),
 					  t.output);
 
-	/* with no actor answering, states stay as they are; the update is still traced */
-	if (!n)
+	if (!n) {
+		step_unanswered(params, t.err < 0);
 		goto trace;
+	}
 
 	if (!split_by_efficiency(params->power, n, t.output, sp)) {
 		divvy_up_power(params->power, n, total_weighted_req, t.output);

@@ -679,6 +679,42 @@ static void ipa_test_actor_failing(struct kunit *test)
 }
 
 /*
+ * With every actor failing, the devices are still stepped: one state
+ * deeper per update above the desired temperature, up to their limit,
+ * one shallower below it, down to theirs.
+ */
+static void ipa_test_all_failing(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 3000);
+	struct thermal_instance *a, *b;
+	unsigned int i;
+
+	a = fake_bind(test, tz, 8000, 8000, 1024);
+	b = fake_bind(test, tz, 2000, 2000, 1024);
+	b->lower = 1;
+	governor_bind(test, tz);
+	fake(a->cdev)->fail = true;
+	fake(b->cdev)->fail = true;
+
+	tz->temperature = 80000;
+	allocate_power(tz, 75000, 1000);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
+	KUNIT_EXPECT_EQ(test, fake_state(b), 2ul);
+	for (i = 0; i < 2 * FAKE_MAX_STATE; i++)
+		allocate_power(tz, 75000, 1000 + 100 * (i + 1));
+	KUNIT_EXPECT_EQ(test, fake_state(a), (unsigned long)FAKE_MAX_STATE);
+	KUNIT_EXPECT_EQ(test, fake_state(b), (unsigned long)FAKE_MAX_STATE);
+
+	tz->temperature = 70000;
+	allocate_power(tz, 75000, 3000);
+	KUNIT_EXPECT_EQ(test, fake_state(a), FAKE_MAX_STATE - 1ul);
+	for (i = 0; i < 2 * FAKE_MAX_STATE; i++)
+		allocate_power(tz, 75000, 3100 + 100 * i);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 0ul);
+	KUNIT_EXPECT_EQ(test, fake_state(b), 1ul);
+}
+
+/*
  * Below switch-on every actor is released, whatever its binding's lower
  * limit: that limit holds only while the trip is crossed.
  */
@@ -803,6 +839,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_split_by_efficiency),
 	KUNIT_CASE(ipa_test_weights),
 	KUNIT_CASE(ipa_test_actor_failing),
+	KUNIT_CASE(ipa_test_all_failing),
 	KUNIT_CASE(ipa_test_switch_on),
 	KUNIT_CASE(ipa_test_reset_keeps_offset),
 	KUNIT_CASE(ipa_test_manage_unbound),
