@@ -156,21 +156,30 @@ static void expect_in_order(struct kunit *test, struct smq_queue *q, unsigned in
 	KUNIT_EXPECT_EQ(test, next, nr);
 }
 
+/* A queue of 64 levels (8 top levels sharing 16 entries) with entries 0 to @nr - 1 at @level. */
+static void fill_queue(struct smq_queue *q, struct smq_space *es, unsigned int nr,
+		       unsigned int level)
+{
+	unsigned int i;
+
+	q_init(q, es, NR_LEVELS);
+	q->nr_top_levels = 8;
+	q->nr_in_top_levels = 16;
+	for (i = 0; i < nr; i++) {
+		to_entry(es, i)->level = level;
+		q_push(q, to_entry(es, i));
+	}
+}
+
 static void smq_test_queue_redistribute(struct kunit *test)
 {
 	struct smq_space es;
 	struct smq_queue *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
-	unsigned int i, level, total = 0, nr = 1000;
+	unsigned int level, total = 0, nr = 1000;
 
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	KUNIT_ASSERT_EQ(test, 0, space_init(&es, nr, false));
-	q_init(q, &es, NR_LEVELS);
-	q->nr_top_levels = 8;
-	q->nr_in_top_levels = 16;
-	for (i = 0; i < nr; i++) {
-		to_entry(&es, i)->level = 0;
-		q_push(q, to_entry(&es, i));
-	}
+	fill_queue(q, &es, nr, 0);
 
 	q_redistribute(q);
 	for (level = 0; level < NR_LEVELS; level++) {
@@ -196,13 +205,7 @@ static void smq_test_queue_redistribute(struct kunit *test)
 	expect_in_order(test, q, nr);
 
 	/* All in the top level: they come down, still in order. */
-	q_init(q, &es, NR_LEVELS);
-	q->nr_top_levels = 8;
-	q->nr_in_top_levels = 16;
-	for (i = 0; i < nr; i++) {
-		to_entry(&es, i)->level = NR_LEVELS - 1;
-		q_push(q, to_entry(&es, i));
-	}
+	fill_queue(q, &es, nr, NR_LEVELS - 1);
 	q_redistribute(q);
 	for (level = 0; level < NR_LEVELS; level++)
 		KUNIT_EXPECT_EQ(test, q->qs[level].nr_elts, q->target_count[level]);
@@ -223,18 +226,12 @@ static void smq_test_redistribute_bounded(struct kunit *test)
 {
 	struct smq_space es;
 	struct smq_queue *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
-	unsigned int i, level, total, passes = 1, nr = 1000;
+	unsigned int level, total, passes = 1, nr = 1000;
 	struct smq_policy *mq;
 
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	KUNIT_ASSERT_EQ(test, 0, space_init(&es, nr, false));
-	q_init(q, &es, NR_LEVELS);
-	q->nr_top_levels = 8;
-	q->nr_in_top_levels = 16;
-	for (i = 0; i < nr; i++) {
-		to_entry(&es, i)->level = 0;
-		q_push(q, to_entry(&es, i));
-	}
+	fill_queue(q, &es, nr, 0);
 
 	KUNIT_EXPECT_FALSE(test, __q_redistribute(q, 100));
 	/* the 100 youngest of the bottom level went up, in one piece */
