@@ -320,6 +320,8 @@ static s64 elapsed_periods(struct power_allocator_params *params, u64 period_ns,
  * max_power can express: it is clamped, so that it unwinds as soon as an
  * error of the other sign is accumulated.  Nothing accumulates while k_i is
  * 0: a gain set later starts from nothing, not from a sum no clamp held.
+ * Nor while no actor answered (@max_power 0): the clamp would wipe what
+ * the integral learnt over one update that tells nothing.
  */
 static void pid_step(struct power_allocator_params *params, const struct thermal_zone_params *tzp,
 		     s64 err, s64 periods, unsigned int period_ms, u32 sustainable_power,
@@ -330,7 +332,7 @@ static void pid_step(struct power_allocator_params *params, const struct thermal
 	t->err = err;
 	t->p = mul_frac(gain(err < 0 ? tzp->k_po : tzp->k_pu), err);
 
-	if (k_i && err < int_to_frac(tzp->integral_cutoff)) {
+	if (k_i && max_power && err < int_to_frac(tzp->integral_cutoff)) {
 		s64 integral = sat_frac(params->err_integral + mul_frac(err, periods));
 
 		if (abs(mul_frac(k_i, integral)) > max_frac) {
@@ -857,8 +859,10 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 	params->last_update_ns = now_ns;
 	pid_step(params, tz->tzp, err, periods, jiffies_to_msecs(tz->passive_delay_jiffies), sp,
 		 max_allocatable, &t);
-	learn_equilibrium(params, tz->tzp, &t, slope, periods, sp,
-			  nr_held && t.output < min(demand, max_allocatable), max_allocatable);
+	if (n)
+		learn_equilibrium(params, tz->tzp, &t, slope, periods, sp,
+				  nr_held && t.output < min(demand, max_allocatable),
+				  max_allocatable);
 
 	trace_thermal_power_allocator_pid(tz, frac_to_int(t.err), frac_to_int(params->err_integral),
 					  frac_to_int(t.p), frac_to_int(t.i), frac_to_int(t.d),
@@ -934,20 +938,26 @@ static void get_governor_trips(struct thermal_zone_device *tz,
 }
 
 /*
- * The controller is about to be reset below switch-on: what the integral
- * held is part of what the zone needed beyond its sustainable power, and E
- * was learnt with it in place.  With integral_cutoff 0 an integral wound
- * down by an overshoot stays until now, below the desired temperature too,
- * and E grows to make up for it; reset alone, the next heat-up would start
- * with E and without the integral that offset it, and overshoot.  Keep
- * their sum as E.
+ * The controller is about to be reset below switch-on: E was learnt with
+ * the integral in place.  With integral_cutoff 0 an integral wound down by
+ * an overshoot stays until now, below the desired temperature too, and E
+ * grows to make up for it; reset alone, the next heat-up would start with
+ * E and without the integral that offset it, and overshoot.  So the
+ * integral is folded into E, but only to cancel what E made up for: the
+ * sum goes no further from zero than E, nor across it.  Beyond that the
+ * integral learnt nothing E should keep: one overshoot alone would leave
+ * the next heat-up a budget of nothing at the desired temperature, and an
+ * integral wound up below it (integral_cutoff above 0, a zone not using
+ * its budget) would add up to max_power at every cool-down, until nothing
+ * is throttled at all.
  */
 static void fold_integral_into_equilibrium(struct power_allocator_params *params,
 					   const struct thermal_zone_params *tzp)
 {
-	s64 e = sat_frac(params->equilibrium + mul_frac(gain(tzp->k_i), params->err_integral));
+	s64 e = params->equilibrium;
+	s64 sum = sat_frac(e + mul_frac(gain(tzp->k_i), params->err_integral));
 
-	params->equilibrium = max(e, -int_to_frac(params->sustainable_power));
+	params->equilibrium = clamp(sum, min_t(s64, e, 0), max_t(s64, e, 0));
 }
 
 static void reset_pid_controller(struct power_allocator_params *params)

@@ -686,7 +686,9 @@ static void ipa_test_actor_failing(struct kunit *test)
 static void ipa_test_all_failing(struct kunit *test)
 {
 	struct thermal_zone_device *tz = fake_zone(test, 3000);
+	struct power_allocator_params *params;
 	struct thermal_instance *a, *b;
+	s64 integral, equilibrium;
 	unsigned int i;
 
 	a = fake_bind(test, tz, 8000, 8000, 1024);
@@ -696,8 +698,17 @@ static void ipa_test_all_failing(struct kunit *test)
 	fake(a->cdev)->fail = true;
 	fake(b->cdev)->fail = true;
 
+	/* what the controller learnt before is not wiped by the failures */
+	params = tz->governor_data;
+	integral = -int_to_frac(700);
+	equilibrium = int_to_frac(300);
+	params->err_integral = integral;
+	params->equilibrium = equilibrium;
+
 	tz->temperature = 80000;
 	allocate_power(tz, 75000, 1000);
+	KUNIT_EXPECT_EQ(test, params->err_integral, integral);
+	KUNIT_EXPECT_EQ(test, params->equilibrium, equilibrium);
 	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
 	KUNIT_EXPECT_EQ(test, fake_state(b), 2ul);
 	for (i = 0; i < 2 * FAKE_MAX_STATE; i++)
@@ -712,6 +723,8 @@ static void ipa_test_all_failing(struct kunit *test)
 		allocate_power(tz, 75000, 3100 + 100 * i);
 	KUNIT_EXPECT_EQ(test, fake_state(a), 0ul);
 	KUNIT_EXPECT_EQ(test, fake_state(b), 1ul);
+	KUNIT_EXPECT_EQ(test, params->err_integral, integral);
+	KUNIT_EXPECT_EQ(test, params->equilibrium, equilibrium);
 }
 
 /*
@@ -738,16 +751,32 @@ static void ipa_test_switch_on(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, params->err_integral, 0);
 }
 
+/* Cool @tz below switch-on with @integral and E at @e_mw; E afterwards. */
+static s64 fold_at_switch_off(struct thermal_zone_device *tz, s64 integral, s64 e_mw)
+{
+	struct power_allocator_params *params = tz->governor_data;
+
+	params->err_integral = integral;
+	params->equilibrium = int_to_frac(e_mw);
+	mutex_lock(&tz->lock);
+	tz->temperature = 40000;
+	power_allocator_manage(tz);
+	mutex_unlock(&tz->lock);
+	return params->equilibrium;
+}
+
 /*
- * Cooling below switch-on resets the integral but keeps what it held in E:
- * E was learnt with it in place, and alone it would overshoot the next
- * heat-up.  Never below minus the sustainable power, as E is learnt.
+ * Cooling below switch-on resets the integral but keeps in E what it
+ * cancelled of E: E was learnt with it in place, and alone it would
+ * overshoot the next heat-up.  The integral never takes E further from
+ * zero, nor across it.
  */
 static void ipa_test_reset_keeps_offset(struct kunit *test)
 {
 	struct thermal_zone_device *tz = fake_zone(test, 1000);
 	struct power_allocator_params *params;
-	s64 k_i, integral;
+	s64 k_i, integral, e_mw;
+	unsigned int i;
 
 	fake_bind(test, tz, 8000, 8000, 1);
 	governor_bind(test, tz);
@@ -765,11 +794,28 @@ static void ipa_test_reset_keeps_offset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, params->err_integral, 0);
 	KUNIT_EXPECT_EQ(test, params->equilibrium, int_to_frac(600) + mul_frac(k_i, integral));
 	KUNIT_EXPECT_LE(test, abs(params->equilibrium - int_to_frac(200)), int_to_frac(1));
-
-	params->err_integral = -div_frac(int_to_frac(5000), k_i);
-	power_allocator_manage(tz);
 	mutex_unlock(&tz->lock);
-	KUNIT_EXPECT_EQ(test, params->equilibrium, -int_to_frac(1000));
+
+	/* more overshoot than E made up for: E goes to zero, not below */
+	KUNIT_EXPECT_EQ(test, fold_at_switch_off(tz, -div_frac(int_to_frac(5000), k_i), 200), 0);
+	/* one overshoot alone leaves the next heat-up its sustainable power */
+	KUNIT_EXPECT_EQ(test, fold_at_switch_off(tz, -div_frac(int_to_frac(400), k_i), 0), 0);
+	/* a negative E is cancelled by a positive integral, not deepened */
+	KUNIT_EXPECT_LE(test, abs(fold_at_switch_off(tz, div_frac(int_to_frac(200), k_i), -500) +
+				  int_to_frac(300)), int_to_frac(1));
+	KUNIT_EXPECT_EQ(test, fold_at_switch_off(tz, -div_frac(int_to_frac(200), k_i), -500),
+			-int_to_frac(500));
+
+	/*
+	 * An integral wound up below the desired temperature (integral_cutoff
+	 * above 0, the budget unused) adds nothing to E, however many cycles.
+	 */
+	integral = div_frac(int_to_frac(8000), k_i);
+	e_mw = 300;
+	for (i = 0; i < 4; i++)
+		e_mw = frac_to_int(fold_at_switch_off(tz, integral, e_mw));
+	KUNIT_EXPECT_EQ(test, e_mw, 300);
+	KUNIT_EXPECT_EQ(test, fold_at_switch_off(tz, integral, 0), 0);
 }
 
 /*
