@@ -40,7 +40,7 @@ static void usage(FILE *f)
 		"  --copy-us U           time one block copy takes (1000)\n"
 		"  --windows N           also print the hit ratio over N windows\n"
 		"  --gen-requests N, --gen-blocks N, --seed S   for gen:uniform, gen:zipf:THETA,\n"
-		"                        gen:scan:FRACTION, gen:shift\n"
+		"                        gen:scan:FRACTION[:BIOS], gen:shift\n"
 		"  --data                machine-readable DATA lines\n"
 		"  --memory N            print the policies' memory per block at N cache blocks\n"
 		"  --hot-below N         also print the hit ratio of blocks below N (the hot set)\n"

@@ -419,6 +419,36 @@ static void test_malformed(void)
 	   "a bad generator is an error and leaves nothing to free (%s)", err);
 }
 
+/*
+ * gen:scan:F:B reads each block of its sweep in B requests in a row, and
+ * F is the share of requests the sweep takes.
+ */
+static void test_scan_in_bios(const struct load_opts *o)
+{
+	size_t i, sweep = 0, runs = 0, run = 0, bad = 0;
+	uint64_t hot = o->gen_blocks / 10;
+	struct trace a;
+	char err[256];
+
+	ok(!trace_generate(&a, "scan:0.3:8", o, err, sizeof(err)), "scan generator in bios");
+	for (i = 0; i < a.nr_reqs; i++) {
+		if (a.reqs[i].block < hot)
+			continue;
+		sweep++;
+		run = i && a.reqs[i - 1].block == a.reqs[i].block ? run + 1 : 1;
+		if (run == 1 && i && a.reqs[i - 1].block >= hot &&
+		    a.reqs[i - 1].block + 1 != a.reqs[i].block)
+			bad++;
+		if (run == 8)
+			runs++;
+		bad += run > 8 || a.reqs[i].whole;
+	}
+	ok(!bad && runs * 8 >= sweep - 8, "the sweep reads each block in 8 requests, in order");
+	ok(sweep > a.nr_reqs / 4 && sweep < a.nr_reqs * 7 / 20,
+	   "the sweep takes about 30 %% of the requests (%zu of %zu)", sweep, a.nr_reqs);
+	trace_free(&a);
+}
+
 static void test_generators(void)
 {
 	struct load_opts o = { .block_bytes = 4096, .rate = 1000, .volume = -1, .seed = 9,
@@ -441,6 +471,10 @@ static void test_generators(void)
 	trace_free(&a);
 	ok(trace_generate(&a, "zipf:-1", &o, err, sizeof(err)) == -EINVAL, "a bad spec is refused");
 	trace_free(&a);
+	ok(trace_generate(&a, "scan:0.3:0", &o, err, sizeof(err)) == -EINVAL,
+	   "a sweep in no requests is refused");
+	trace_free(&a);
+	test_scan_in_bios(&o);
 }
 
 static void test_policies(void)

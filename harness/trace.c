@@ -579,23 +579,35 @@ int trace_generate(struct trace *t, const char *spec, const struct load_opts *o,
 	} else if (!strcmp(kind, "scan")) {
 		/*
 		 * A hot set (a tenth of the blocks, zipf 1.0 inside) with a
-		 * share of accesses that sweep sequentially through blocks
-		 * outside it, far more of them than any cache holds.
+		 * share of requests that sweep sequentially through blocks
+		 * outside it, far more of them than any cache holds; the
+		 * sweep reads each block in BIOS requests (default 1), each a
+		 * part of the block, one after the other.
 		 */
 		uint64_t hot = blocks * hot_pct / 100, cursor = 0;
+		unsigned int bios = 1, b;
+		int got = sscanf(spec, "scan:%lf:%u", &scan_frac, &bios);
+		double sweep;
 
-		if (sscanf(spec, "scan:%lf", &scan_frac) != 1 || scan_frac < 0 || scan_frac >= 1) {
+		if (got < 1 || scan_frac < 0 || scan_frac >= 1 || !bios || bios > 1024) {
 			trace_free(t);
-			return fail(err, len, "generator '%s': scan:FRACTION with 0 <= FRACTION < 1", spec);
+			return fail(err, len,
+				    "generator '%s': scan:FRACTION[:BIOS] with 0 <= FRACTION < 1, 1 <= BIOS <= 1024",
+				    spec);
 		}
+		/* how often a block of the sweep comes next, for that share */
+		sweep = scan_frac / (bios - (bios - 1) * scan_frac);
 		zipf_init(&z, hot, 1.0);
-		for (i = 0; i < n; i++) {
-			if (rnd_unit(&seed) < scan_frac) {
-				trace_add(t, hot + cursor, 1, false, true, i * 1000000ull / o->rate);
+		for (i = 0; i < n;) {
+			if (rnd_unit(&seed) < sweep) {
+				for (b = 0; b < bios && i < n; b++, i++)
+					trace_add(t, hot + cursor, 1, false, bios == 1,
+						  i * 1000000ull / o->rate);
 				cursor = (cursor + 1) % (blocks - hot);
 			} else {
 				trace_add(t, scatter(zipf_draw(&z, &seed), hot), 1, rnd(&seed) % 4 == 0,
 					  true, i * 1000000ull / o->rate);
+				i++;
 			}
 		}
 	} else if (!strcmp(kind, "shift")) {
