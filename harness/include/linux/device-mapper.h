@@ -35,6 +35,9 @@ struct block_device;
 #define test_and_set_bit(nr, addr) __test_and_set_bit(nr, addr)
 #define test_and_clear_bit(nr, addr) __test_and_clear_bit(nr, addr)
 
+#ifndef U8_MAX
+#define U8_MAX ((u8)~0U)
+#endif
 #ifndef U16_MAX
 #define U16_MAX ((u16)~0U)
 #endif

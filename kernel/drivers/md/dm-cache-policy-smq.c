@@ -15,12 +15,14 @@
  *   (several bios for one block in a row count once).
  *   Until the cache is first full every missed block is promoted, one
  *   seen for the first time into the bottom level, first in line to
- *   leave.  From then on a block is never promoted on first sight, and
- *   into a full cache only if it was looked up more often than the clean
- *   block it would replace (by two lookups if its region is hot, by a
- *   quarter and one otherwise), and only on a read, or on a write to a
- *   block looked up very often.  Scans stay out; a new working set
- *   gets in.  How much weight recency gets against frequency is learnt
+ *   leave.  From then on a block is never promoted on first sight,
+ *   unless a stream reading each block in several bios reaches it: such a
+ *   stream is read ahead through a few bottom-level blocks, so that all
+ *   but the first bio of each block hit.  Into a full cache only a block
+ *   looked up more often than the clean block it would replace (by two
+ *   lookups if its region is hot, by a quarter and one otherwise), and
+ *   only on a read, or on a write to a block looked up very often.  Scans
+ *   stay out; a new working set gets in.  How much weight recency gets against frequency is learnt
  *   from the mistakes: rejected candidates and demoted victims that come
  *   back soon; how far it may go, from the hits that promotions have been
  *   buying.  The block freed for a winner goes to that block, not to the
@@ -1239,6 +1241,7 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
 
 #define RECENT_BITS 10		/* log2 of the blocks remembered as looked up lately */
 #define STREAM_RUN 4u		/* blocks before a stream's first, in ascending order */
+#define SMALL_BIOS 3u		/* bios per block that make reading ahead pay */
 
 /*
  * struct smq_recent - a block looked up lately, in a direct-mapped table
@@ -1249,12 +1252,15 @@ static void ghosts_set_ceiling(struct smq_ghosts *g, int ceiling)
  * @run: the blocks before it looked up in ascending order, each within a
  *	second of the next, as far as the table remembers (saturating).
  * @head: no lookup of the block after it has counted since.
+ * @bios: lookups of the block since its last that counted, that one
+ *	included (saturating): the bios one access to it was split into.
  */
 struct smq_recent {
 	u64 oblock;
 	u32 at;
 	u16 run;
 	bool head;
+	u8 bios;
 };
 
 /*
@@ -1300,6 +1306,7 @@ struct smq_recent {
  *	CHURN_RUNS the bias may not be positive.
  * @heir: the origin block that won a full cache's block, promoted as soon
  *	as the demotion it queued frees that block; @has_heir says if any.
+ * @heir_level: the level @heir enters (see queue_promotion()'s callers).
  * @recent: 1 << RECENT_BITS blocks looked up lately, for telling a
  *	block's bios from accesses to it; all a second old at creation.
  * @last_counted: the slot of @recent the last lookup that counted went to.
@@ -1361,6 +1368,7 @@ struct smq_policy {
 	unsigned int churn_unhit;
 	unsigned int churn_runs;
 	dm_oblock_t heir;
+	unsigned int heir_level;
 	bool has_heir;
 	struct smq_recent *recent;
 	struct smq_recent *last_counted;
@@ -1784,14 +1792,15 @@ static bool demote(struct smq_policy *mq, struct smq_entry *victim)
 }
 
 /*
- * Reserve a cache block for @oblock now; it is freed again if the
- * promotion fails.  A full cache first makes room.  Returns the entry
- * reserved, or NULL; *@queued (if given) says whether any work was
+ * Reserve a cache block for @oblock now, to enter @level once promoted;
+ * it is freed again if the promotion fails.  A full cache first makes
+ * room, and the block freed goes to @oblock with @level.  Returns the
+ * entry reserved, or NULL; *@queued (if given) says whether any work was
  * queued, so that the target wakes its worker only when there is some.
  */
 static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblock,
-					 struct policy_work **workp, struct smq_entry *victim,
-					 bool *queued)
+					 unsigned int level, struct policy_work **workp,
+					 struct smq_entry *victim, bool *queued)
 {
 	struct policy_work work;
 	unsigned int freq;
@@ -1814,6 +1823,7 @@ static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblo
 		 */
 		if (*queued && victim && !mq->has_heir) {
 			mq->heir = oblock;
+			mq->heir_level = level;
 			mq->has_heir = true;
 		}
 		return NULL;
@@ -1824,7 +1834,7 @@ static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblo
 
 	e = alloc_entry(&mq->cache_alloc);
 	e->pending_work = true;
-	e->level = NR_LEVELS - 1;	/* where it enters, unless seen first now */
+	e->level = level;
 	work.op = POLICY_PROMOTE;
 	work.oblock = oblock;
 	work.cblock = infer_cblock(mq, e);
@@ -1937,7 +1947,8 @@ static void note_demotion(struct smq_policy *mq, struct smq_entry *e)
  * cache block earns nothing, and one seen for the first time enters the
  * bottom level (see __lookup()), where it is the first to go once the
  * cache is full, so a scan that fills a new cache gives way to the next
- * working set.  From then on never on first sight, so that scans and
+ * working set.  From then on never on first sight (unless a stream in
+ * small bios reads it, see read_ahead_weight()), so that scans and
  * one-off reads stay out, not even into a block that a demotion freed
  * and no winner took; but a write covering a whole block, which costs no
  * read from the origin, still goes into a free block at once.  In a full
@@ -2123,18 +2134,22 @@ static bool repeats_stream_head(struct smq_policy *mq, struct smq_recent *r, u64
 
 /*
  * A lookup of @oblock, whose slot is @r, counted: it extends a run, ends
- * one, or starts one.
+ * one, or starts one.  Returns the bios the block before was read in if
+ * a stream reached @oblock reading its blocks in SMALL_BIOS bios or more,
+ * else 0 (see read_ahead_weight()).
  */
-static void note_counted_lookup(struct smq_policy *mq, struct smq_recent *r, u64 oblock,
-				u32 now)
+static unsigned int note_counted_lookup(struct smq_policy *mq, struct smq_recent *r,
+					u64 oblock, u32 now)
 {
 	struct smq_recent *prev = recent_slot(mq, oblock - 1);
 	struct smq_recent *next = recent_slot(mq, oblock + 1);
-	unsigned int run = 0;
+	unsigned int run = 0, stream_bios = 0;
 
 	if (recently_counted(prev, oblock - 1, now)) {
 		run = prev->run + 1u;
 		prev->head = false;
+		if (run >= STREAM_RUN && prev->bios >= SMALL_BIOS)
+			stream_bios = prev->bios;
 	}
 	if (recently_counted(r, oblock, now))
 		run = max_t(unsigned int, run, r->run);
@@ -2146,7 +2161,16 @@ static void note_counted_lookup(struct smq_policy *mq, struct smq_recent *r, u64
 	r->at = now;
 	r->run = min_t(unsigned int, run, U16_MAX);
 	r->head = true;
+	r->bios = 1;
 	mq->last_counted = r;
+	return stream_bios;
+}
+
+/* One more bio of the access to @r's block that last counted. */
+static void note_repeated_lookup(struct smq_recent *r)
+{
+	if (r->bios < U8_MAX)
+		r->bios++;
 }
 
 /*
@@ -2160,20 +2184,44 @@ static void note_counted_lookup(struct smq_policy *mq, struct smq_recent *r, u64
  * other block looked up again counts again: remembering more blocks, or
  * other streams' blocks, forgot accesses that really repeat, and measured
  * worse on the block traces.  A block looked up over and over still
- * counts once a second.
+ * counts once a second.  A lookup that counts sets *@stream_bios (see
+ * note_counted_lookup()).
  */
-static bool repeats_recent_lookup(struct smq_policy *mq, u64 oblock)
+static bool repeats_recent_lookup(struct smq_policy *mq, u64 oblock, unsigned int *stream_bios)
 {
 	struct smq_recent *r = recent_slot(mq, oblock);
 	u32 now = jiffies;
 
-	if (r == mq->last_counted && recently_counted(r, oblock, now))
+	if ((r == mq->last_counted && recently_counted(r, oblock, now)) ||
+	    repeats_stream_head(mq, r, oblock, now)) {
+		note_repeated_lookup(r);
 		return true;
-	if (repeats_stream_head(mq, r, oblock, now))
-		return true;
+	}
 
-	note_counted_lookup(mq, r, oblock, now);
+	*stream_bios = note_counted_lookup(mq, r, oblock, now);
 	return false;
+}
+
+/*
+ * The count a missed block competes with for promotion, @freq unless a
+ * stream reads it.  A stream that read its last block in k bios, k at
+ * least SMALL_BIOS, will most likely read this one the same way, and each
+ * of those bios misses while the block is not cached: k reads from the
+ * origin, where promoting the block at its first bio costs that read and
+ * one copy, and the other bios hit.  Such a block counts as looked up k
+ * times (at most the sketch's ceiling).  It still enters the bottom level,
+ * as one seen once, so the stream's next blocks take its place once the
+ * stream has moved on: a long stream cycles through a few cache blocks
+ * rather than evicting the working set.  (The tree's smq counts every bio
+ * of such a stream, and promotes its blocks into the top level.)  A write
+ * miss is not promoted to be hit (see should_promote()).
+ */
+static unsigned int read_ahead_weight(unsigned int freq, int data_dir,
+				      unsigned int stream_bios)
+{
+	if (data_dir != READ || !stream_bios)
+		return freq;
+	return max(freq, min(stream_bios, SKETCH_MAX_COUNT));
 }
 
 static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblock,
@@ -2181,14 +2229,14 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 		    bool *background_queued)
 {
 	struct smq_entry *e, *hs_e, *victim;
-	unsigned int freq;
+	unsigned int freq, stream_bios;
 
 	*background_queued = false;
 	if (unlikely(!block_fits(mq, oblock)))
 		return -EINVAL;
 
 	/* Counted already: only the mapping is wanted. */
-	if (repeats_recent_lookup(mq, from_oblock(oblock))) {
+	if (repeats_recent_lookup(mq, from_oblock(oblock), &stream_bios)) {
 		e = h_lookup(&mq->table, from_oblock(oblock));
 		if (!e)
 			return -ENOENT;
@@ -2213,11 +2261,10 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 	stats_miss(&mq->cache_stats);
 	ghost_check(&mq->ghosts, from_oblock(oblock));
 	hs_e = update_hotspot_queue(mq, oblock);
-	if (should_promote(mq, oblock, hs_e, data_dir, fast_copy, freq, &victim)) {
-		e = queue_promotion(mq, oblock, work, victim, background_queued);
-		if (e && freq < 2)
-			e->level = 0;
-	}
+	if (should_promote(mq, oblock, hs_e, data_dir, fast_copy,
+			   read_ahead_weight(freq, data_dir, stream_bios), &victim))
+		queue_promotion(mq, oblock, freq < 2 ? 0 : NR_LEVELS - 1, work, victim,
+				background_queued);
 
 	return -ENOENT;
 }
@@ -2292,7 +2339,8 @@ static void promote_heir(struct smq_policy *mq, bool success)
 		return;
 	mq->has_heir = false;
 	if (success && !h_lookup(&mq->table, from_oblock(mq->heir))) {
-		struct smq_entry *e = queue_promotion(mq, mq->heir, NULL, NULL, NULL);
+		struct smq_entry *e = queue_promotion(mq, mq->heir, mq->heir_level, NULL, NULL,
+						      NULL);
 
 		if (e)
 			e->contested = true;

@@ -958,6 +958,60 @@ static void smq_test_interleaved_streams(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, scans[1] + 32), 2u);
 }
 
+/* Look up @oblock in @bios bios, running the work each queues at once. */
+static unsigned int read_in_bios(struct smq_policy *mq, u64 oblock, int dir,
+				 unsigned int bios, unsigned int counts[3])
+{
+	unsigned int hits = 0;
+	dm_cblock_t cblock;
+
+	while (bios--) {
+		hits += !lookup(mq, oblock, dir, &cblock);
+		run_background_work(mq, false, true, counts);
+	}
+	__smq_tick(mq, jiffies);
+	return hits;
+}
+
+/*
+ * A full cache whose blocks were each looked up 8 times, spread over the
+ * levels.  A stream reading each block in 16 bios is read ahead once its
+ * run is long enough: each block is promoted at its first bio, into the
+ * bottom level, and its other 15 bios hit; the stream cycles through the
+ * blocks it took, and the working set keeps all but one or two.  Read in
+ * two bios, or written, a stream's blocks are not promoted.
+ */
+static void smq_test_read_ahead(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 64, 1u << 20, false);
+	unsigned int i, k, hits = 0, kept = 0, counts[3] = {};
+	struct smq_entry *e;
+
+	for (i = 0; i < 64; i++) {
+		KUNIT_ASSERT_EQ(test, load(mq, i, i, false, 0, false), 0);
+		for (k = 0; k < 8; k++)
+			sketch_add(&mq->sketch, i);
+	}
+
+	for (i = 0; i < 500; i++)
+		read_in_bios(mq, 100000 + i, READ, 2, counts);
+	for (i = 0; i < 500; i++)
+		read_in_bios(mq, 200000 + i, WRITE, 16, counts);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 0u);
+
+	for (i = 0; i < 2000; i++)
+		hits += read_in_bios(mq, 300000 + i, READ, 16, counts);
+	for (i = 0; i < 64; i++)
+		kept += !!h_lookup(&mq->table, i);
+	KUNIT_EXPECT_GE(test, counts[POLICY_PROMOTE], 2000u - 2 * STREAM_RUN);
+	KUNIT_EXPECT_GE(test, hits, (2000u - 2 * STREAM_RUN) * 15u);
+	KUNIT_EXPECT_GE(test, kept, 62u);
+	e = h_lookup(&mq->table, 300000 + 1999);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, 0u);
+	KUNIT_EXPECT_EQ(test, residency(mq), 64u);
+}
+
 /*
  * A one-block cache, its block in the top level: there is still a victim.
  * A victim whose cache block now holds another origin block is picked
@@ -1238,7 +1292,7 @@ static void smq_test_background_work(struct kunit *test)
 	 */
 	KUNIT_EXPECT_TRUE(test, allocator_empty(&mq->cache_alloc));
 	__smq_tick(mq, jiffies + 1);	/* the first tick ends a cache period */
-	queue_promotion(mq, to_oblock(999), NULL, NULL, NULL);
+	queue_promotion(mq, to_oblock(999), NR_LEVELS - 1, NULL, NULL, NULL);
 	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
 	KUNIT_EXPECT_EQ(test, work->op, POLICY_DEMOTE);
 	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, 7u);
@@ -1246,7 +1300,7 @@ static void smq_test_background_work(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, 8u);
 	KUNIT_EXPECT_EQ(test, residency(mq), 8u);
 
-	queue_promotion(mq, to_oblock(999), NULL, NULL, NULL);
+	queue_promotion(mq, to_oblock(999), NR_LEVELS - 1, NULL, NULL, NULL);
 	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
 	i = from_oblock(work->oblock);
 	promoted = work->cblock;
@@ -1285,7 +1339,8 @@ static void smq_test_demotion_refused(struct kunit *test)
 	}
 	KUNIT_ASSERT_LE(test, i, MAX_BACKGROUND_WORK);
 
-	KUNIT_EXPECT_NULL(test, queue_promotion(mq, to_oblock(999), NULL, NULL, &queued));
+	KUNIT_EXPECT_NULL(test, queue_promotion(mq, to_oblock(999), NR_LEVELS - 1, NULL, NULL,
+						&queued));
 	KUNIT_EXPECT_FALSE(test, queued);
 	KUNIT_EXPECT_FALSE(test, mq->has_heir);
 	KUNIT_EXPECT_EQ(test, mq->ghosts.credit, 0u);
@@ -1588,7 +1643,7 @@ static void smq_test_wide_heir(struct kunit *test)
 	e_set_block(&mq->es, v, e_block(&mq->es, v) + high);
 
 	__smq_tick(mq, jiffies + 1);
-	queue_promotion(mq, to_oblock(high + 999), NULL, NULL, NULL);
+	queue_promotion(mq, to_oblock(high + 999), NR_LEVELS - 1, NULL, NULL, NULL);
 	KUNIT_EXPECT_EQ(test, from_oblock(mq->heir), high + 999);
 	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
 	KUNIT_EXPECT_EQ(test, work->op, POLICY_DEMOTE);
@@ -1694,6 +1749,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_admission),
 	KUNIT_CASE(smq_test_repeated_lookups),
 	KUNIT_CASE(smq_test_interleaved_streams),
+	KUNIT_CASE(smq_test_read_ahead),
 	KUNIT_CASE(smq_test_victims),
 	KUNIT_CASE(smq_test_hit_lift),
 	KUNIT_CASE(smq_test_first_sight),
