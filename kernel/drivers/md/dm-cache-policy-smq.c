@@ -2453,28 +2453,6 @@ static unsigned int random_level(dm_cblock_t cblock)
 }
 
 /*
- * A resume that failed after loading some mappings (the target refuses a
- * dirty block beyond a shrunk origin, or dirty blocks in passthrough mode,
- * and keeps its metadata) loads them again into the same policy when it is
- * retried: a mapping already held, unchanged, is loaded again, not taken
- * for corrupt metadata, which would fail the cache.  Its dirty state is
- * the metadata's.
- */
-static bool reloads_mapping(struct smq_policy *mq, struct smq_entry *e, dm_oblock_t oblock,
-			    bool dirty)
-{
-	if (!e->allocated || e->pending_work || e_block(&mq->es, e) != from_oblock(oblock))
-		return false;
-
-	if (e->dirty != dirty) {
-		q_del(cache_queue(mq, e), e);
-		e->dirty = dirty;
-		q_push_front(cache_queue(mq, e), e);
-	}
-	return true;
-}
-
-/*
  * Called single threaded while the target loads its metadata.  Loaded
  * blocks go ahead of both sentinels, so that they may be demoted or
  * written back at once.  Corrupt metadata (a block out of range or
@@ -2491,8 +2469,6 @@ static int smq_load_mapping(struct dm_cache_policy *p, dm_oblock_t oblock,
 		      from_cblock(cblock), from_cblock(mq->cache_size));
 		return -EINVAL;
 	}
-	if (reloads_mapping(mq, e, oblock, dirty))
-		return 0;
 	if (!block_fits(mq, oblock) || h_lookup(&mq->table, from_oblock(oblock))) {
 		DMERR("origin block %llu mapped twice or out of range",
 		      (unsigned long long)from_oblock(oblock));
