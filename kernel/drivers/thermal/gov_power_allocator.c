@@ -410,17 +410,28 @@ static void learn_equilibrium(struct power_allocator_params *params,
 
 /*----------------------------------------------------------------*/
 
+/* Actors among @n with a weight above 0. */
+static unsigned int nr_weighted(const struct power_actor *power, unsigned int n)
+{
+	unsigned int i, nr = 0;
+
+	for (i = 0; i < n; i++)
+		nr += power[i].weight > 0;
+	return nr;
+}
+
 /*
  * Divide @power_range among @n actors in proportion to their weighted
- * requests (equally if nothing is requested); then give what actors
- * cannot use, beyond their maximum, to the others in proportion to how
- * far below their maximum they are.
+ * requests; if nothing weighted is requested, equally among the actors
+ * with a weight (a weight of 0 asks for no share), or among all if none
+ * has one.  Then give what actors cannot use, beyond their maximum, to
+ * the others in proportion to how far below their maximum they are.
  */
 static void divvy_up_power(struct power_actor *power, unsigned int n, u32 total_weighted_req,
 			   u32 power_range)
 {
 	u32 extra_power = 0, capped_extra_power = 0;
-	unsigned int i;
+	unsigned int i, nr_equal = total_weighted_req ? 0 : nr_weighted(power, n);
 
 	for (i = 0; i < n; i++) {
 		struct power_actor *pa = &power[i];
@@ -429,8 +440,10 @@ static void divvy_up_power(struct power_actor *power, unsigned int n, u32 total_
 		if (total_weighted_req)
 			share = DIV_ROUND_CLOSEST_ULL((u64)pa->weighted_req_power * power_range,
 						      total_weighted_req);
-		else
+		else if (!nr_equal)
 			share = power_range / n;
+		else
+			share = pa->weight ? power_range / nr_equal : 0;
 
 		if (share > pa->max_power) {
 			extra_power += share - pa->max_power;

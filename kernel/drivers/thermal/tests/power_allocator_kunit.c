@@ -505,6 +505,14 @@ static void ipa_test_divvy(struct kunit *test)
 	divvy_up_power(pa, 3, 0, 3000);
 	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 1000u);
 	KUNIT_EXPECT_EQ(test, pa[2].granted_power, 1000u);
+
+	/* ...among the actors with a weight: a weight of 0 asks for no share */
+	pa[0].weight = FRAC_ONE;
+	pa[1].weight = FRAC_ONE / 4;
+	divvy_up_power(pa, 3, 0, 3000);
+	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 1500u);
+	KUNIT_EXPECT_EQ(test, pa[1].granted_power, 1500u);
+	KUNIT_EXPECT_EQ(test, pa[2].granted_power, 0u);
 }
 
 /* An actor at full load with the given tables, for split_by_efficiency(). */
