@@ -973,30 +973,59 @@ static unsigned int read_in_bios(struct smq_policy *mq, u64 oblock, int dir,
 	return hits;
 }
 
-/*
- * A full cache whose blocks were each looked up 8 times, spread over the
- * levels.  A stream reading each block in 16 bios is read ahead once its
- * run is long enough: each block is promoted at its first bio, into the
- * bottom level, and its other 15 bios hit; the stream cycles through the
- * blocks it took, and the working set keeps all but one or two.  Read in
- * two bios, or written, a stream's blocks are not promoted.
- */
-static void smq_test_read_ahead(struct kunit *test)
+/* A full cache of 64 blocks at random levels, each looked up @count times. */
+static struct smq_policy *full_cache(struct kunit *test, unsigned int count)
 {
 	struct smq_policy *mq = make_policy(test, 64, 1u << 20, false);
-	unsigned int i, k, hits = 0, kept = 0, counts[3] = {};
-	struct smq_entry *e;
+	unsigned int i, k;
 
 	for (i = 0; i < 64; i++) {
 		KUNIT_ASSERT_EQ(test, load(mq, i, i, false, 0, false), 0);
-		for (k = 0; k < 8; k++)
+		for (k = 0; k < count; k++)
 			sketch_add(&mq->sketch, i);
 	}
+	return mq;
+}
+
+/*
+ * What is not read ahead, even into a cache whose blocks were never looked
+ * up: a stream in two bios a block, a stream of writes, runs of blocks in
+ * small bios too short to be a stream.
+ */
+static void smq_test_read_ahead_refused(struct kunit *test)
+{
+	struct smq_policy *mq = full_cache(test, 0);
+	unsigned int i, j, counts[3] = {};
 
 	for (i = 0; i < 500; i++)
 		read_in_bios(mq, 100000 + i, READ, 2, counts);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 0u);
 	for (i = 0; i < 500; i++)
 		read_in_bios(mq, 200000 + i, WRITE, 16, counts);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 0u);
+	for (j = 0; j < 100; j++)
+		for (i = 0; i < STREAM_RUN; i++)
+			read_in_bios(mq, 300000 + 10 * j + i, READ, 16, counts);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 0u);
+	KUNIT_EXPECT_EQ(test, residency(mq), 64u);
+}
+
+/*
+ * A full cache whose blocks were each looked up 8 times.  A stream in 4
+ * bios a block does not replace them (its blocks count 4); one in 16 is
+ * read ahead once its run is long enough: each block is promoted at its
+ * first bio, into the bottom level, and its other 15 bios hit; the stream
+ * cycles through the blocks it took, and the working set keeps all but
+ * one or two.  A stream in whole blocks after it is not read ahead.
+ */
+static void smq_test_read_ahead(struct kunit *test)
+{
+	struct smq_policy *mq = full_cache(test, 8);
+	unsigned int i, hits = 0, kept = 0, counts[3] = {};
+	struct smq_entry *e;
+
+	for (i = 0; i < 500; i++)
+		read_in_bios(mq, 100000 + i, READ, 4, counts);
 	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 0u);
 
 	for (i = 0; i < 2000; i++)
@@ -1010,6 +1039,31 @@ static void smq_test_read_ahead(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, 0u);
 	KUNIT_EXPECT_EQ(test, residency(mq), 64u);
+
+	memset(counts, 0, sizeof(counts));
+	for (i = 0; i < 500; i++)
+		read_in_bios(mq, 400000 + i, READ, 1, counts);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 0u);
+}
+
+/*
+ * A stream in 3 bios a block with two bios in flight: each block's last
+ * bio comes after the next block's first, so the block before it tells
+ * how many bios the stream reads a block in.  It is read ahead.
+ */
+static void smq_test_read_ahead_in_flight(struct kunit *test)
+{
+	struct smq_policy *mq = full_cache(test, 0);
+	unsigned int i, k, hits = 0, counts[3] = {};
+	dm_cblock_t cblock;
+
+	for (i = 0; i < 500; i++)
+		for (k = 0; k < 3; k++) {
+			hits += !lookup(mq, 500000 + i + (k & 1), READ, &cblock);
+			run_background_work(mq, false, true, counts);
+		}
+	KUNIT_EXPECT_GE(test, counts[POLICY_PROMOTE], 500u - 2 * STREAM_RUN);
+	KUNIT_EXPECT_GE(test, hits, (500u - 2 * STREAM_RUN) * 2u);
 }
 
 /*
@@ -1744,7 +1798,9 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_admission),
 	KUNIT_CASE(smq_test_repeated_lookups),
 	KUNIT_CASE(smq_test_interleaved_streams),
+	KUNIT_CASE(smq_test_read_ahead_refused),
 	KUNIT_CASE(smq_test_read_ahead),
+	KUNIT_CASE(smq_test_read_ahead_in_flight),
 	KUNIT_CASE(smq_test_victims),
 	KUNIT_CASE(smq_test_hit_lift),
 	KUNIT_CASE(smq_test_first_sight),
