@@ -410,28 +410,30 @@ static void learn_equilibrium(struct power_allocator_params *params,
 
 /*----------------------------------------------------------------*/
 
-/* Actors among @n with a weight above 0. */
-static unsigned int nr_weighted(const struct power_actor *power, unsigned int n)
+/* The weights of @n actors, added up. */
+static u64 sum_of_weights(const struct power_actor *power, unsigned int n)
 {
-	unsigned int i, nr = 0;
+	u64 sum = 0;
+	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		nr += power[i].weight > 0;
-	return nr;
+		sum += power[i].weight;
+	return sum;
 }
 
 /*
  * Divide @power_range among @n actors in proportion to their weighted
- * requests; if nothing weighted is requested, equally among the actors
- * with a weight (a weight of 0 asks for no share), or among all if none
- * has one.  Then give what actors cannot use, beyond their maximum, to
- * the others in proportion to how far below their maximum they are.
+ * requests; if nothing weighted is requested, in proportion to their
+ * weights (a weight of 0 asks for no share), or equally if all are 0.
+ * Then give what actors cannot use, beyond their maximum, to the others
+ * in proportion to how far below their maximum they are.
  */
 static void divvy_up_power(struct power_actor *power, unsigned int n, u32 total_weighted_req,
 			   u32 power_range)
 {
 	u32 extra_power = 0, capped_extra_power = 0;
-	unsigned int i, nr_equal = total_weighted_req ? 0 : nr_weighted(power, n);
+	u64 total_weight = total_weighted_req ? 0 : sum_of_weights(power, n);
+	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		struct power_actor *pa = &power[i];
@@ -440,10 +442,10 @@ static void divvy_up_power(struct power_actor *power, unsigned int n, u32 total_
 		if (total_weighted_req)
 			share = DIV_ROUND_CLOSEST_ULL((u64)pa->weighted_req_power * power_range,
 						      total_weighted_req);
-		else if (!nr_equal)
-			share = power_range / n;
+		else if (total_weight)
+			share = div64_u64((u64)pa->weight * power_range, total_weight);
 		else
-			share = pa->weight ? power_range / nr_equal : 0;
+			share = power_range / n;
 
 		if (share > pa->max_power) {
 			extra_power += share - pa->max_power;
@@ -955,22 +957,23 @@ static void get_governor_trips(struct thermal_zone_device *tz,
  * the integral in place.  With integral_cutoff 0 an integral wound down by
  * an overshoot stays until now, below the desired temperature too, and E
  * grows to make up for it; reset alone, the next heat-up would start with
- * E and without the integral that offset it, and overshoot.  So the
- * integral is folded into E, but only to cancel what E made up for: the
- * sum goes no further from zero than E, nor across it.  Beyond that the
- * integral learnt nothing E should keep: one overshoot alone would leave
- * the next heat-up a budget of nothing at the desired temperature, and an
- * integral wound up below it (integral_cutoff above 0, a zone not using
- * its budget) would add up to max_power at every cool-down, until nothing
- * is throttled at all.
+ * E and without the integral that offset it, and overshoot.  So a
+ * negative integral is folded into a positive E, as far as it cancels
+ * it: no further than 0.  Nothing else the integral held is kept: one
+ * overshoot alone (E not learnt) would leave the next heat-up a budget of
+ * nothing at the desired temperature, and an integral wound up below it
+ * (integral_cutoff above 0, a zone not using its budget) would add up to
+ * max_power at every cool-down, until nothing is throttled at all, or
+ * erase an E learnt negative.
  */
 static void fold_integral_into_equilibrium(struct power_allocator_params *params,
 					   const struct thermal_zone_params *tzp)
 {
 	s64 e = params->equilibrium;
-	s64 sum = sat_frac(e + mul_frac(gain(tzp->k_i), params->err_integral));
 
-	params->equilibrium = clamp(sum, min_t(s64, e, 0), max_t(s64, e, 0));
+	if (e > 0 && params->err_integral < 0)
+		params->equilibrium = max_t(s64, sat_frac(e + mul_frac(gain(tzp->k_i),
+								       params->err_integral)), 0);
 }
 
 static void reset_pid_controller(struct power_allocator_params *params)

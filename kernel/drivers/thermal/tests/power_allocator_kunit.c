@@ -506,12 +506,12 @@ static void ipa_test_divvy(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 1000u);
 	KUNIT_EXPECT_EQ(test, pa[2].granted_power, 1000u);
 
-	/* ...among the actors with a weight: a weight of 0 asks for no share */
+	/* ...by weight, if there are any: a weight of 0 asks for no share */
 	pa[0].weight = FRAC_ONE;
 	pa[1].weight = FRAC_ONE / 4;
 	divvy_up_power(pa, 3, 0, 3000);
-	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 1500u);
-	KUNIT_EXPECT_EQ(test, pa[1].granted_power, 1500u);
+	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 2400u);
+	KUNIT_EXPECT_EQ(test, pa[1].granted_power, 600u);
 	KUNIT_EXPECT_EQ(test, pa[2].granted_power, 0u);
 }
 
@@ -731,6 +731,11 @@ static void ipa_test_all_failing(struct kunit *test)
 		allocate_power(tz, 75000, 3100 + 100 * i);
 	KUNIT_EXPECT_EQ(test, fake_state(a), 0ul);
 	KUNIT_EXPECT_EQ(test, fake_state(b), 1ul);
+	/* reaching the desired temperature from just below: E is learnt there */
+	tz->temperature = 74990;
+	allocate_power(tz, 75000, 3100 + 100 * i);
+	tz->temperature = 75000;
+	allocate_power(tz, 75000, 3200 + 100 * i);
 	KUNIT_EXPECT_EQ(test, params->err_integral, integral);
 	KUNIT_EXPECT_EQ(test, params->equilibrium, equilibrium);
 }
@@ -774,10 +779,10 @@ static s64 fold_at_switch_off(struct thermal_zone_device *tz, s64 integral, s64 
 }
 
 /*
- * Cooling below switch-on resets the integral but keeps in E what it
- * cancelled of E: E was learnt with it in place, and alone it would
- * overshoot the next heat-up.  The integral never takes E further from
- * zero, nor across it.
+ * Cooling below switch-on resets the integral; a negative one is folded
+ * into a positive E, which was learnt to make up for it, and alone would
+ * overshoot the next heat-up: as far as it cancels E, no further than 0.
+ * The integral changes E in no other case.
  */
 static void ipa_test_reset_keeps_offset(struct kunit *test)
 {
@@ -808,9 +813,9 @@ static void ipa_test_reset_keeps_offset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fold_at_switch_off(tz, -div_frac(int_to_frac(5000), k_i), 200), 0);
 	/* one overshoot alone leaves the next heat-up its sustainable power */
 	KUNIT_EXPECT_EQ(test, fold_at_switch_off(tz, -div_frac(int_to_frac(400), k_i), 0), 0);
-	/* a negative E is cancelled by a positive integral, not deepened */
-	KUNIT_EXPECT_LE(test, abs(fold_at_switch_off(tz, div_frac(int_to_frac(200), k_i), -500) +
-				  int_to_frac(300)), int_to_frac(1));
+	/* a negative E is neither cancelled nor deepened */
+	KUNIT_EXPECT_EQ(test, fold_at_switch_off(tz, div_frac(int_to_frac(200), k_i), -500),
+			-int_to_frac(500));
 	KUNIT_EXPECT_EQ(test, fold_at_switch_off(tz, -div_frac(int_to_frac(200), k_i), -500),
 			-int_to_frac(500));
 
