@@ -22,11 +22,11 @@
  *   looked up more often than the clean block it would replace (by two
  *   lookups if its region is hot, by a quarter and one otherwise), and
  *   only on a read, or on a write to a block looked up very often.  Scans
- *   stay out; a new working set gets in.  How much weight recency gets against frequency is learnt
- *   from the mistakes: rejected candidates and demoted victims that come
- *   back soon; how far it may go, from the hits that promotions have been
- *   buying.  The block freed for a winner goes to that block, not to the
- *   next miss.
+ *   stay out; a new working set gets in.  How much weight recency gets
+ *   against frequency is learnt from the mistakes: rejected candidates
+ *   and demoted victims that come back soon; how far it may go, from the
+ *   hits that promotions have been buying.  The block freed for a winner
+ *   goes to that block (and into the level it won), not to the next miss.
  *
  * - The cache proper is a pair of 64-level multiqueues, one of clean and
  *   one of dirty blocks, ordered the same way: new blocks enter at the
@@ -2138,8 +2138,8 @@ static bool repeats_stream_head(struct smq_policy *mq, struct smq_recent *r, u64
  * flight the last bio of @prev may not have come yet: the block before
  * it, read to the end, counts too.
  */
-static unsigned int stream_bios(struct smq_policy *mq, struct smq_recent *prev, u64 oblock,
-				u32 now)
+static unsigned int bios_per_block(struct smq_policy *mq, struct smq_recent *prev, u64 oblock,
+				   u32 now)
 {
 	unsigned int bios = prev->bios;
 	struct smq_recent *before;
@@ -2169,7 +2169,7 @@ static unsigned int note_counted_lookup(struct smq_policy *mq, struct smq_recent
 		run = prev->run + 1u;
 		prev->head = false;
 		if (run >= STREAM_RUN)
-			bios = stream_bios(mq, prev, oblock, now);
+			bios = bios_per_block(mq, prev, oblock, now);
 	}
 	if (recently_counted(r, oblock, now))
 		run = max_t(unsigned int, run, r->run);
