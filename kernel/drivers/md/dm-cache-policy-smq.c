@@ -2566,7 +2566,6 @@ static dm_cblock_t smq_residency(struct dm_cache_policy *p)
 	return r;
 }
 
-/* The core's clock: at least once a second, and after each tick bio. */
 /* Go on with redistributions that ran out of moves. */
 static void continue_redistributions(struct smq_policy *mq)
 {
@@ -2586,6 +2585,7 @@ static void __smq_tick(struct smq_policy *mq, unsigned long now)
 	end_cache_period(mq);
 }
 
+/* The core's clock: at least once a second, and after each tick bio. */
 static void smq_tick(struct dm_cache_policy *p, bool can_block)
 {
 	struct smq_policy *mq = to_smq_policy(p);
