@@ -44,6 +44,8 @@ static void usage(FILE *f)
 		"  --data                machine-readable DATA lines\n"
 		"  --memory N            print the policies' memory per block at N cache blocks\n"
 		"  --hot-below N         also print the hit ratio of blocks below N (the hot set)\n"
+		"  --export FILE         write the (one) trace's requests to FILE for the\n"
+		"                        guest's blkreplay, and replay nothing\n"
 		"  -v                    show the policies' kernel messages\n");
 }
 
@@ -133,13 +135,13 @@ int main(int argc, char **argv)
 		{ "migration-threshold", 1, 0, 'M' }, { "copy-us", 1, 0, 'u' },
 		{ "windows", 1, 0, 'w' }, { "gen-requests", 1, 0, 'R' }, { "gen-blocks", 1, 0, 'B' },
 		{ "seed", 1, 0, 'S' }, { "data", 0, 0, 'd' }, { "memory", 1, 0, 'Y' }, { "hot-below", 1, 0, 'H' },
-		{ "help", 0, 0, 'h' }, { 0 }
+		{ "export", 1, 0, 'E' }, { "help", 0, 0, 'h' }, { 0 }
 	};
 	struct load_opts lo = { .block_bytes = 4096, .rate = 1000, .volume = -1,
 				.gen_requests = 2000000, .gen_blocks = 200000 };
 	struct sim_config cfg = { .block_sectors = 8, .mode = MODE_WRITEBACK,
 				  .migration_threshold = 2048, .copy_us = 1000, .tick_every = 1 };
-	const char *policies = "ours,tree,lru,opt", *sizes = "1,5,10,25";
+	const char *policies = "ours,tree,lru,opt", *sizes = "1,5,10,25", *export = NULL;
 	uint64_t cache_blocks = 0, cache_bytes = 0, nr_windows = 0, memory_blocks = 0;
 	bool data = false;
 	int c, i;
@@ -175,6 +177,7 @@ int main(int argc, char **argv)
 		case 'd': data = true; break;
 		case 'Y': memory_blocks = strtoull(optarg, NULL, 10); break;
 		case 'H': cfg.hot_below = strtoull(optarg, NULL, 10); break;
+		case 'E': export = optarg; break;
 		case 'v': harness_verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -182,7 +185,7 @@ int main(int argc, char **argv)
 	}
 	if (memory_blocks)
 		return print_memory(memory_blocks);
-	if (optind == argc || lo.block_bytes < 512 || lo.block_bytes % 512 || lo.rate <= 0 ||
+	if (optind == argc || (export && optind + 1 != argc) || lo.block_bytes < 512 || lo.block_bytes % 512 || lo.rate <= 0 ||
 	    !cfg.tick_every) {
 		usage(stderr);
 		return 2;
@@ -207,6 +210,13 @@ int main(int argc, char **argv)
 		printf("# %s: %zu requests, %" PRIu64 " block accesses, footprint %" PRIu64
 		       " blocks, origin %" PRIu64 " blocks%s\n", t.name, t.nr_reqs, t.nr_accesses,
 		       t.footprint, t.max_block + 1, t.has_time ? ", timed" : "");
+		if (export) {
+			r = trace_export(&t, export);
+			if (r)
+				fprintf(stderr, "replay: %s: %s\n", export, strerror(-r));
+			trace_free(&t);
+			return r ? 1 : 0;
+		}
 		if (!data)
 			printf("%-8s %-6s %10s %10s %10s %10s %10s %10s %10s\n", "size", "policy",
 			       "blocks", "miss", "slow_io", "promote", "demote", "writeback", "unused");

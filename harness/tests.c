@@ -8,6 +8,7 @@
  *   tests [TRACES_DIR]
  */
 #include <assert.h>
+#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -700,6 +701,50 @@ static void test_small_bio_scans(void)
 	small_bio_scans("tree", true);
 }
 
+/*
+ * An exported trace holds what guest/tools/blkreplay.c reads: the header,
+ * then each request's block and its length and flags, as the policies
+ * here see them.
+ */
+static void test_export(void)
+{
+	static const uint64_t want[] = {
+		5, 3 | 1ull << 33,		/* read of blocks 5..7, whole */
+		9, 1 | 1ull << 32,		/* partial write of block 9 */
+		0, 2 | 1ull << 32 | 1ull << 33,	/* whole write of blocks 0..1 */
+	};
+	char path[] = "/tmp/harness-export-XXXXXX";
+	uint64_t w[3 + 6] = { 0 };
+	struct trace t;
+	size_t i, n = 0;
+	FILE *f;
+	int fd;
+
+	trace_init(&t, "export");
+	trace_add(&t, 5, 3, false, true, 0);
+	trace_add(&t, 9, 1, true, false, 1000);
+	trace_add(&t, 0, 2, true, true, 2000);
+	trace_finish(&t);
+	fd = mkstemp(path);
+	ok(fd >= 0 && !trace_export(&t, path), "trace exported to %s", path);
+	f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+	if (f) {
+		n = fread(w, sizeof(w[0]), 9, f);
+		ok(fgetc(f) == EOF, "nothing after the last request");
+		fclose(f);
+	}
+	unlink(path);
+	is_u64(n, 9, "64-bit words: a header of 3, 2 per request");
+	ok(!memcmp(w, "LABTRACE", 8), "the magic");
+	is_u64(le64toh(w[1]), 3, "requests");
+	is_u64(le64toh(w[2]), 10, "origin blocks: up to the highest block, 9");
+	for (i = 0; i < 6 && le64toh(w[3 + i]) == want[i]; i++)
+		;
+	is_u64(i, 6, "words right: each request's block, length, write and whole flags");
+	ok(trace_export(&t, "/nonexistent/dir/x") == -ENOENT, "an unwritable path fails");
+	trace_free(&t);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -718,6 +763,7 @@ int main(int argc, char **argv)
 	test_policies();
 	test_small_bio_scans();
 	test_large_sizes();
+	test_export();
 	printf("1..%d\n", nr_tests);
 	printf("# harness unit tests: %d passed, %d failed\n", nr_tests - nr_failed, nr_failed);
 	return nr_failed ? 1 : 0;

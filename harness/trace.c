@@ -8,6 +8,7 @@
  * file and position.
  */
 #include <ctype.h>
+#include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -626,5 +627,36 @@ int trace_generate(struct trace *t, const char *spec, const struct load_opts *o,
 	}
 	free(z.cdf);
 	trace_finish(t);
+	return 0;
+}
+
+/*
+ * Write @t's requests for guest/tools/blkreplay.c, little-endian 64-bit
+ * words: "LABTRACE", the number of requests, the blocks the origin needs;
+ * then per request its first block and (nr_blocks | write << 32 |
+ * whole << 33).  The guest replays exactly the requests the policies
+ * here see.
+ */
+int trace_export(const struct trace *t, const char *path)
+{
+	uint64_t w[3] = { 0, htole64(t->nr_reqs), htole64(t->max_block + 1) };
+	FILE *f = fopen(path, "wb");
+	size_t i;
+
+	if (!f)
+		return -errno;
+	memcpy(w, "LABTRACE", 8);
+	fwrite(w, sizeof(w[0]), 3, f);
+	for (i = 0; i < t->nr_reqs; i++) {
+		const struct request *rq = t->reqs + i;
+
+		w[0] = htole64(rq->block);
+		w[1] = htole64(rq->nr_blocks | (uint64_t)rq->write << 32 |
+			       (uint64_t)rq->whole << 33);
+		fwrite(w, sizeof(w[0]), 2, f);
+	}
+	i = ferror(f);
+	if (fclose(f) || i)
+		return -EIO;
 	return 0;
 }

@@ -22,5 +22,10 @@ int trace_load(struct trace *t, const char *path, const struct load_opts *o, cha
 	       size_t len);
 int trace_generate(struct trace *t, const char *spec, const struct load_opts *o, char *err,
 		   size_t len);
+/*
+ * Write @t's requests to @path for the guest's blkreplay
+ * (guest/tools/blkreplay.c); 0 or -errno.
+ */
+int trace_export(const struct trace *t, const char *path);
 
 #endif
