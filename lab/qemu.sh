@@ -46,6 +46,9 @@ if [ "$mode" = bench ]; then
 	rm -f "$OUT/bench-$flavour.img"
 	truncate -s 256M "$OUT/bench-$flavour.img"
 	qemu+=(-drive "file=$OUT/bench-$flavour.img,format=raw,if=virtio")
+	# and traces to replay, if any, on a second (/dev/vdb)
+	[ -z "${LAB_BENCH_INPUT:-}" ] ||
+		qemu+=(-drive "file=$LAB_BENCH_INPUT,format=raw,if=virtio,readonly=on")
 fi
 case $mode in
 shell)
