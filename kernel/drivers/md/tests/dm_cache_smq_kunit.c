@@ -855,26 +855,28 @@ static void smq_test_admission(struct kunit *test)
 }
 
 /*
- * Several bios for one block, nothing in between, are one access: a scan
- * in small bios is counted like one in whole blocks and stays out of a
- * full cache.  Looked up again a second later, or after another block,
- * the block counts again.
+ * Several bios for one block, nothing in between, are one access: blocks
+ * each read once in small bios stay out of a full cache, even one whose
+ * blocks were never looked up (had each bio counted, each such block
+ * would have beaten them).  Scattered, the blocks make no stream to read
+ * ahead.  Looked up again a second later, or after another block, the
+ * block counts again.
  */
 static void smq_test_repeated_lookups(struct kunit *test)
 {
-	struct smq_policy *mq = make_policy(test, 64, 1u << 16, false);
+	struct smq_policy *mq = make_policy(test, 64, 1u << 20, false);
 	unsigned int i, k, counts[3] = {};
 	dm_cblock_t cblock;
+	u64 b;
 
 	load_mappings(test, mq, 64, 0, false, 0);
-	for (k = 0; k < 8; k++)
-		for (i = 0; i < 64; i++)
-			lookup(mq, i, READ, &cblock);
 	for (i = 0; i < 2000; i++) {
+		b = 100000 + (i * 7919u) % 500000u;
 		for (k = 0; k < 16; k++)
-			lookup(mq, 100000 + i, READ, &cblock);
+			lookup(mq, b, READ, &cblock);
 		run_background_work(mq, false, true, counts);
 	}
+	KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, b), 1u);
 	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 0u);
 	KUNIT_EXPECT_EQ(test, residency(mq), 64u);
 
