@@ -38,6 +38,7 @@ static void usage(FILE *f)
 		"  --mode M              writeback or writethrough (writeback)\n"
 		"  --migration-threshold S  sectors, as the cache target's (2048)\n"
 		"  --copy-us U           time one block copy takes (1000)\n"
+		"  --lead-us U           time from the cache's creation to the first request (0)\n"
 		"  --windows N           also print the hit ratio over N windows\n"
 		"  --gen-requests N, --gen-blocks N, --seed S   for gen:uniform, gen:zipf:THETA,\n"
 		"                        gen:scan:FRACTION[:BIOS], gen:shift\n"
@@ -135,7 +136,7 @@ int main(int argc, char **argv)
 		{ "migration-threshold", 1, 0, 'M' }, { "copy-us", 1, 0, 'u' },
 		{ "windows", 1, 0, 'w' }, { "gen-requests", 1, 0, 'R' }, { "gen-blocks", 1, 0, 'B' },
 		{ "seed", 1, 0, 'S' }, { "data", 0, 0, 'd' }, { "memory", 1, 0, 'Y' }, { "hot-below", 1, 0, 'H' },
-		{ "export", 1, 0, 'E' }, { "help", 0, 0, 'h' }, { 0 }
+		{ "export", 1, 0, 'E' }, { "lead-us", 1, 0, 'L' }, { "help", 0, 0, 'h' }, { 0 }
 	};
 	struct load_opts lo = { .block_bytes = 4096, .rate = 1000, .volume = -1,
 				.gen_requests = 2000000, .gen_blocks = 200000 };
@@ -170,6 +171,7 @@ int main(int argc, char **argv)
 			break;
 		case 'M': cfg.migration_threshold = strtoull(optarg, NULL, 10); break;
 		case 'u': cfg.copy_us = strtoul(optarg, NULL, 10); break;
+		case 'L': cfg.lead_us = strtoull(optarg, NULL, 10); break;
 		case 'w': nr_windows = strtoull(optarg, NULL, 10); break;
 		case 'R': lo.gen_requests = strtoull(optarg, NULL, 10); break;
 		case 'B': lo.gen_blocks = strtoull(optarg, NULL, 10); break;

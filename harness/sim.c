@@ -216,9 +216,10 @@ static int run_policy(const struct trace *t, const struct sim_config *cfg,
 	for (i = 0; i < t->nr_reqs; i++) {
 		const struct request *rq = &t->reqs[i];
 		uint64_t hits_before = st->read_hits + st->write_hits;
+		uint64_t now_us = cfg->lead_us + rq->time_us;
 
-		run_waker_until(&c, rq->time_us);
-		c.last_io_us = rq->time_us;
+		run_waker_until(&c, now_us);
+		c.last_io_us = now_us;
 		for (b = 0; b < rq->nr_blocks; b++)
 			map_block(&c, to_oblock(rq->block + b), rq->write, rq->whole);
 

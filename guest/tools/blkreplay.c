@@ -3,8 +3,9 @@
  * blkreplay: replay a trace exported by the harness (replay --export) on a
  * block device, one request at a time, with O_DIRECT.
  *
- *   blkreplay DEV TRACE BLOCK_BYTES [RATE]   replay TRACE on DEV
- *   blkreplay --origin TRACE                 print the blocks the origin needs
+ *   blkreplay DEV TRACE BLOCK_BYTES [RATE [START]]   replay TRACE on DEV
+ *   blkreplay --origin TRACE      print the blocks the origin needs
+ *   blkreplay --now               print CLOCK_MONOTONIC, in ns
  *
  * Block b of the trace is bytes [b * BLOCK_BYTES, (b + 1) * BLOCK_BYTES)
  * of DEV.  A request covering its blocks whole reads or writes them in one
@@ -13,9 +14,12 @@
  * blocks.  Either way the cache target looks each block up once per
  * request, as the harness's policies see it.  With RATE, request i is
  * issued no earlier than i / RATE seconds after the first, as the harness
- * times a trace without timestamps (its --rate): a policy whose periods
- * are in seconds sees the same time pass in both.  Prints "blkreplay: N
- * requests, M block accesses" when done.
+ * times a trace without timestamps (its --rate), and the first no earlier
+ * than START (CLOCK_MONOTONIC, in ns): started a fixed lead after the
+ * cache was created, the replay keeps the harness's --lead-us, which sets
+ * where the policies' periods in seconds fall.  Prints "blkreplay: N
+ * requests, M block accesses, at most L ms late" when done: L is how far
+ * the replay fell behind its schedule.
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -82,31 +86,39 @@ static int do_io(int fd, char *buf, bool write, uint64_t off, size_t len)
 	return 0;
 }
 
-/* Sleep until request @i of a replay at @rate requests a second begun at @t0. */
-static void pace(const struct timespec *t0, uint64_t i, uint64_t rate)
-{
-	uint64_t ns = i * 1000000000ull / rate;
-	struct timespec at = { t0->tv_sec + ns / 1000000000ull, t0->tv_nsec + ns % 1000000000ull };
+#define NSEC 1000000000ull
 
-	if (at.tv_nsec >= 1000000000) {
-		at.tv_sec++;
-		at.tv_nsec -= 1000000000;
-	}
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
-		;
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC + ts.tv_nsec;
 }
 
-static int replay(int fd, const struct trace *t, uint64_t bs, uint64_t rate,
-		  uint64_t *accesses)
+/* Sleep until @at, in CLOCK_MONOTONIC ns; returns how late it is then. */
+static uint64_t sleep_until(uint64_t at)
 {
-	struct timespec t0;
+	struct timespec ts = { at / NSEC, at % NSEC };
+	uint64_t now;
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	now = now_ns();
+	return now > at ? now - at : 0;
+}
+
+static int replay(int fd, const struct trace *t, uint64_t bs, uint64_t rate, uint64_t start,
+		  uint64_t *accesses, uint64_t *late)
+{
 	char *buf;
-	uint64_t i, b;
+	uint64_t i, b, l;
 
 	if (posix_memalign((void **)&buf, 4096, MAX_IO))
 		return -1;
 	memset(buf, 0x5a, MAX_IO);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (!start)
+		start = now_ns();
 	for (i = 0; i < t->nr_reqs; i++) {
 		uint64_t block = le64toh(t->words[2 * i]);
 		uint64_t w = le64toh(t->words[2 * i + 1]);
@@ -118,8 +130,10 @@ static int replay(int fd, const struct trace *t, uint64_t bs, uint64_t rate,
 			return -1;
 		}
 		*accesses += nr;
-		if (rate)
-			pace(&t0, i, rate);
+		if (rate) {
+			l = sleep_until(start + i * NSEC / rate);
+			*late = l > *late ? l : *late;
+		}
 		if (!(w & REQ_WHOLE)) {
 			for (b = 0; b < nr; b++)
 				if (do_io(fd, buf, write, off + b * bs, PARTIAL))
@@ -138,7 +152,7 @@ static int replay(int fd, const struct trace *t, uint64_t bs, uint64_t rate,
 
 int main(int argc, char **argv)
 {
-	uint64_t bs, rate = 0, accesses = 0;
+	uint64_t bs, rate = 0, start = 0, accesses = 0, late = 0;
 	struct trace t;
 	int fd;
 
@@ -148,15 +162,23 @@ int main(int argc, char **argv)
 		printf("%" PRIu64 "\n", t.origin_blocks);
 		return 0;
 	}
-	if (argc != 4 && argc != 5) {
-		fprintf(stderr, "usage: blkreplay DEV TRACE BLOCK_BYTES [RATE] | --origin TRACE\n");
+	if (argc == 2 && !strcmp(argv[1], "--now")) {
+		printf("%" PRIu64 "\n", now_ns());
+		return 0;
+	}
+	if (argc < 4 || argc > 6) {
+		fprintf(stderr, "usage: blkreplay DEV TRACE BLOCK_BYTES [RATE [START]] | "
+			"--origin TRACE | --now\n");
 		return 2;
 	}
-	if (argc == 5)
+	if (argc > 4)
 		rate = strtoull(argv[4], NULL, 10);
+	if (argc > 5)
+		start = strtoull(argv[5], NULL, 10);
 	bs = strtoull(argv[3], NULL, 10);
-	if (bs < PARTIAL || bs % PARTIAL || MAX_IO % bs) {
-		fprintf(stderr, "blkreplay: block size %s: a multiple of 4 KiB dividing 1 MiB\n",
+	if (bs <= PARTIAL || bs % PARTIAL || MAX_IO % bs) {
+		fprintf(stderr, "blkreplay: block size %s: a multiple of 4 KiB above it, "
+			"dividing 1 MiB\n",
 			argv[3]);
 		return 2;
 	}
@@ -167,10 +189,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "blkreplay: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	if (replay(fd, &t, bs, rate, &accesses))
+	if (replay(fd, &t, bs, rate, start, &accesses, &late))
 		return 1;
 	close(fd);
-	printf("blkreplay: %" PRIu64 " requests, %" PRIu64 " block accesses\n", t.nr_reqs,
-	       accesses);
+	printf("blkreplay: %" PRIu64 " requests, %" PRIu64 " block accesses, at most %" PRIu64
+	       " ms late\n", t.nr_reqs, accesses, late / 1000000);
 	return 0;
 }
