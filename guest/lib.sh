@@ -58,15 +58,27 @@ fails() {
 sectors() { blockdev --getsz "$1"; }
 
 # Register a thermal zone of the core's testing facility; prints its sysfs
-# directory.
+# directory.  The facility adds a zone from a work item: its debugfs
+# directory, and then the zone that "tzreg" looks for, appear a little
+# after "addtz" returns (once, the first not before the test looked), so
+# registering is retried for up to 5 s.
 test_thermal_zone() {
 	tt=/sys/kernel/debug/thermal-testing
-	before=$(ls -d /sys/class/thermal/thermal_zone* 2>/dev/null)
+	before=" $(echo /sys/class/thermal/thermal_zone*) "
+	old=" $(echo $tt/tz*) "
 	echo addtz >$tt/command || return 1
-	id=$(ls -d $tt/tz* | sed 's/.*tz//' | sort -n | tail -n 1)
-	echo "tzreg:$id" >$tt/command || return 1
+	tries=50
+	while :; do
+		for d in $tt/tz*; do
+			case $old in *" $d "*) continue ;; esac
+			echo "tzreg:${d##*/tz}" 2>/dev/null >$tt/command && break 2
+		done
+		tries=$((tries - 1))
+		[ $tries -gt 0 ] || return 1
+		sleep 0.1
+	done
 	for z in /sys/class/thermal/thermal_zone*; do
-		case " $before " in *" $z "*) ;; *) echo "$z"; return 0 ;; esac
+		case $before in *" $z "*) ;; *) echo "$z"; return 0 ;; esac
 	done
 	return 1
 }
