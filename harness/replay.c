@@ -187,8 +187,8 @@ int main(int argc, char **argv)
 	}
 	if (memory_blocks)
 		return print_memory(memory_blocks);
-	if (optind == argc || (export && optind + 1 != argc) || lo.block_bytes < 512 || lo.block_bytes % 512 || lo.rate <= 0 ||
-	    !cfg.tick_every) {
+	if (optind == argc || (export && optind + 1 != argc) || lo.block_bytes < 512 ||
+	    lo.block_bytes % 512 || lo.rate <= 0 || !cfg.tick_every) {
 		usage(stderr);
 		return 2;
 	}
