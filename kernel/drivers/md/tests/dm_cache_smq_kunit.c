@@ -857,10 +857,10 @@ static void smq_test_admission(struct kunit *test)
 /*
  * Several bios for one block, nothing in between, are one access: blocks
  * each read once in small bios stay out of a full cache, even one whose
- * blocks were never looked up (had each bio counted, each such block
- * would have beaten them).  Scattered, the blocks make no stream to read
- * ahead.  Looked up again a second later, or after another block, the
- * block counts again.
+ * blocks were never looked up (had each bio counted, they would have
+ * replaced every one of them).  Scattered, the blocks make no stream to
+ * read ahead.  Looked up again a second later, or after another block,
+ * the block counts again.
  */
 static void smq_test_repeated_lookups(struct kunit *test)
 {
