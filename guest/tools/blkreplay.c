@@ -48,29 +48,57 @@ struct trace {
 
 static int load(const char *path, struct trace *t)
 {
+	const char *why = NULL;
 	uint64_t head[3];
 	FILE *f = fopen(path, "rb");
 
+	t->words = NULL;
 	if (!f) {
 		fprintf(stderr, "blkreplay: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	if (fread(head, sizeof(head[0]), 3, f) != 3 || memcmp(head, "LABTRACE", 8)) {
-		fprintf(stderr, "blkreplay: %s: not an exported trace\n", path);
-		return -1;
+		why = "not an exported trace";
+		goto out;
 	}
 	t->nr_reqs = le64toh(head[1]);
 	t->origin_blocks = le64toh(head[2]);
 	if (t->nr_reqs > SIZE_MAX / 16) {
-		fprintf(stderr, "blkreplay: %s: too many requests\n", path);
-		return -1;
+		why = "too many requests";
+		goto out;
 	}
-	t->words = malloc(t->nr_reqs * 16);
+	/* one byte for none: malloc(0) may return NULL */
+	t->words = malloc(t->nr_reqs ? t->nr_reqs * 16 : 1);
 	if (!t->words || fread(t->words, 16, t->nr_reqs, f) != t->nr_reqs) {
-		fprintf(stderr, "blkreplay: %s: truncated\n", path);
+		why = t->words ? "truncated" : "out of memory";
+		free(t->words);
+		t->words = NULL;
+	}
+out:
+	fclose(f);
+	if (why)
+		fprintf(stderr, "blkreplay: %s: %s\n", path, why);
+	return why ? -1 : 0;
+}
+
+/*
+ * Does @fd hold the trace's origin?  The requests are checked against the
+ * origin's size; a header that overstates it must not let an offset wrap
+ * or a request land beyond the device.
+ */
+static int check_room(int fd, const char *dev, const struct trace *t, uint64_t bs)
+{
+	off_t size = lseek(fd, 0, SEEK_END);
+
+	if (size < 0) {
+		fprintf(stderr, "blkreplay: %s: %s\n", dev, strerror(errno));
 		return -1;
 	}
-	fclose(f);
+	if (t->origin_blocks > (uint64_t)size / bs) {
+		fprintf(stderr, "blkreplay: %s: %jd bytes, the trace's origin needs %" PRIu64
+			" blocks of %" PRIu64 "\n", dev, (intmax_t)size, t->origin_blocks, bs);
+		return -1;
+	}
 	return 0;
 }
 
@@ -113,9 +141,12 @@ static int replay(int fd, const struct trace *t, uint64_t bs, uint64_t rate, uin
 {
 	char *buf;
 	uint64_t i, b, l;
+	int r = -1;
 
-	if (posix_memalign((void **)&buf, 4096, MAX_IO))
+	if (posix_memalign((void **)&buf, 4096, MAX_IO)) {
+		fprintf(stderr, "blkreplay: out of memory\n");
 		return -1;
+	}
 	memset(buf, 0x5a, MAX_IO);
 	if (!start)
 		start = now_ns();
@@ -125,9 +156,9 @@ static int replay(int fd, const struct trace *t, uint64_t bs, uint64_t rate, uin
 		uint64_t nr = (uint32_t)w, off = block * bs, len = nr * bs, chunk;
 		bool write = w & REQ_WRITE;
 
-		if (block + nr > t->origin_blocks) {
+		if (block >= t->origin_blocks || nr > t->origin_blocks - block) {
 			fprintf(stderr, "blkreplay: request %" PRIu64 " beyond the origin\n", i);
-			return -1;
+			goto out;
 		}
 		*accesses += nr;
 		if (rate) {
@@ -137,29 +168,32 @@ static int replay(int fd, const struct trace *t, uint64_t bs, uint64_t rate, uin
 		if (!(w & REQ_WHOLE)) {
 			for (b = 0; b < nr; b++)
 				if (do_io(fd, buf, write, off + b * bs, PARTIAL))
-					return -1;
+					goto out;
 			continue;
 		}
 		for (; len; off += chunk, len -= chunk) {
 			chunk = len < MAX_IO ? len : MAX_IO;
 			if (do_io(fd, buf, write, off, chunk))
-				return -1;
+				goto out;
 		}
 	}
+	r = 0;
+out:
 	free(buf);
-	return 0;
+	return r;
 }
 
 int main(int argc, char **argv)
 {
 	uint64_t bs, rate = 0, start = 0, accesses = 0, late = 0;
 	struct trace t;
-	int fd;
+	int fd, r;
 
 	if (argc == 3 && !strcmp(argv[1], "--origin")) {
 		if (load(argv[2], &t))
 			return 1;
 		printf("%" PRIu64 "\n", t.origin_blocks);
+		free(t.words);
 		return 0;
 	}
 	if (argc == 2 && !strcmp(argv[1], "--now")) {
@@ -187,11 +221,16 @@ int main(int argc, char **argv)
 	fd = open(argv[1], O_RDWR | O_DIRECT);
 	if (fd < 0) {
 		fprintf(stderr, "blkreplay: %s: %s\n", argv[1], strerror(errno));
+		free(t.words);
 		return 1;
 	}
-	if (replay(fd, &t, bs, rate, start, &accesses, &late))
-		return 1;
+	r = check_room(fd, argv[1], &t, bs);
+	if (!r)
+		r = replay(fd, &t, bs, rate, start, &accesses, &late);
 	close(fd);
+	free(t.words);
+	if (r)
+		return 1;
 	printf("blkreplay: %" PRIu64 " requests, %" PRIu64 " block accesses, at most %" PRIu64
 	       " ms late\n", t.nr_reqs, accesses, late / 1000000);
 	return 0;
