@@ -4,9 +4,9 @@
 
 Replays every trace of shared/traces and the synthetic generators through
 our smq, the tree's smq, LRU and OPT at 1, 5, 10 and 25 % of each
-footprint, and measures memory per block, instructions per lookup
-(callgrind), re-warming after a working-set shift and the sensitivity to
-the replay rate.  Writes a Markdown report and PNG plots, and prints one
+footprint, and measures memory per block, the longest tick, instructions
+per lookup (callgrind), re-warming after a working-set shift and the
+sensitivity to the replay rate.  Writes a Markdown report and PNG plots, and prints one
 `RESULT name value` line per figure.
 
     bench.py [--traces DIR] [--out DIR] [--quick]
@@ -252,6 +252,21 @@ def main():
         f = line.split()
         results.append(('bytes_per_block.' + f[1], float(f[4])))
         report.append('- %s: %s bytes' % (f[1], f[4]))
+    report.append('')
+
+    # the longest tick, a queue rebalance under the policy lock, at 16M blocks
+    nr_tick = 16 << 20
+    out = subprocess.run([REPLAY, '--longest-tick', str(nr_tick)], capture_output=True,
+                         text=True, check=True).stdout
+    report.append('### Longest tick at %s cache blocks\n' % format(nr_tick, ','))
+    report.append('Three times the cache size in reads of distinct blocks, a tick every '
+                  '4,096, into an empty cache and into one activated full with every hint '
+                  'at level 0; the longer of the two. A tick rebalances the queues under '
+                  'the policy lock, interrupts off in the kernel.\n')
+    for line in out.splitlines():
+        f = line.split()
+        results.append(('longest_tick_ms.' + f[1], float(f[3])))
+        report.append('- %s: %s ms' % (f[1], f[3]))
     report.append('')
 
     # re-warming after a working-set shift

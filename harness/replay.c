@@ -44,6 +44,8 @@ static void usage(FILE *f)
 		"                        gen:scan:FRACTION[:BIOS], gen:shift\n"
 		"  --data                machine-readable DATA lines\n"
 		"  --memory N            print the policies' memory per block at N cache blocks\n"
+		"  --longest-tick N      print the longest tick of each policy (ms) while a\n"
+		"                        cache of N blocks fills, and reading on from full\n"
 		"  --hot-below N         also print the hit ratio of blocks below N (the hot set)\n"
 		"  --export FILE         write the (one) trace's requests to FILE for the\n"
 		"                        guest's blkreplay, and replay nothing\n"
@@ -126,6 +128,28 @@ static int print_memory(uint64_t nr)
 	return 0;
 }
 
+/* The longest tick of each policy while a cache of @nr blocks fills. */
+static int print_longest_tick(uint64_t nr)
+{
+	static const char *const flavours[] = { "ours", "tree" };
+	unsigned int i;
+	double ms;
+
+	if (harness_init_flavours())
+		return 1;
+	for (i = 0; i < 2; i++) {
+		int r = sim_longest_tick(flavours[i], nr, &ms);
+
+		if (r) {
+			fprintf(stderr, "replay: %s with %" PRIu64 " blocks: %s\n", flavours[i], nr,
+				strerror(-r));
+			return 1;
+		}
+		printf("TICK %s %" PRIu64 " %.3f\n", flavours[i], nr, ms);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -135,7 +159,8 @@ int main(int argc, char **argv)
 		{ "tick-every", 1, 0, 't' }, { "mode", 1, 0, 'm' },
 		{ "migration-threshold", 1, 0, 'M' }, { "copy-us", 1, 0, 'u' },
 		{ "windows", 1, 0, 'w' }, { "gen-requests", 1, 0, 'R' }, { "gen-blocks", 1, 0, 'B' },
-		{ "seed", 1, 0, 'S' }, { "data", 0, 0, 'd' }, { "memory", 1, 0, 'Y' }, { "hot-below", 1, 0, 'H' },
+		{ "seed", 1, 0, 'S' }, { "data", 0, 0, 'd' }, { "memory", 1, 0, 'Y' },
+		{ "longest-tick", 1, 0, 'K' }, { "hot-below", 1, 0, 'H' },
 		{ "export", 1, 0, 'E' }, { "lead-us", 1, 0, 'L' }, { "help", 0, 0, 'h' }, { 0 }
 	};
 	struct load_opts lo = { .block_bytes = 4096, .rate = 1000, .volume = -1,
@@ -144,6 +169,7 @@ int main(int argc, char **argv)
 				  .migration_threshold = 2048, .copy_us = 1000, .tick_every = 1 };
 	const char *policies = "ours,tree,lru,opt", *sizes = "1,5,10,25", *export = NULL;
 	uint64_t cache_blocks = 0, cache_bytes = 0, nr_windows = 0, memory_blocks = 0;
+	uint64_t tick_blocks = 0;
 	bool data = false;
 	int c, i;
 
@@ -178,6 +204,7 @@ int main(int argc, char **argv)
 		case 'S': lo.seed = strtoull(optarg, NULL, 10); break;
 		case 'd': data = true; break;
 		case 'Y': memory_blocks = strtoull(optarg, NULL, 10); break;
+		case 'K': tick_blocks = strtoull(optarg, NULL, 10); break;
 		case 'H': cfg.hot_below = strtoull(optarg, NULL, 10); break;
 		case 'E': export = optarg; break;
 		case 'v': harness_verbose = 1; break;
@@ -187,6 +214,8 @@ int main(int argc, char **argv)
 	}
 	if (memory_blocks)
 		return print_memory(memory_blocks);
+	if (tick_blocks)
+		return print_longest_tick(tick_blocks);
 	if (optind == argc || (export && optind + 1 != argc) || lo.block_bytes < 512 ||
 	    lo.block_bytes % 512 || lo.rate <= 0 || !cfg.tick_every) {
 		usage(stderr);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "shim.h"
 #include "dm-cache-policy-internal.h"
@@ -542,4 +543,77 @@ int sim_run_windows(const struct trace *t, const struct sim_config *cfg, uint64_
 int sim_run(const struct trace *t, const struct sim_config *cfg, struct sim_stats *out)
 {
 	return sim_run_windows(t, cfg, 1, NULL, 0, out);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/*
+ * Read blocks @first to @first + @n - 1 once each, every promotion or
+ * demotion completed at once, a jiffy passing every 64 lookups and a tick
+ * every 4,096; returns the longest tick, in ms.
+ */
+static double read_ticking(struct dm_cache_policy *p, uint64_t first, uint64_t n)
+{
+	struct policy_work *w;
+	double t, longest = 0;
+	dm_cblock_t cb;
+	uint64_t b;
+	bool queued;
+
+	for (b = first; b < first + n; b++) {
+		if (b % 64 == 0)
+			jiffies++;
+		policy_lookup(p, to_oblock(b), &cb, READ, false, &queued);
+		while (!policy_get_background_work(p, false, &w))
+			policy_complete_background_work(p, w, true);
+		if (b % 4096 == 0) {
+			t = now_ms();
+			policy_tick(p, false);
+			t = now_ms() - t;
+			longest = t > longest ? t : longest;
+		}
+	}
+	return longest;
+}
+
+/*
+ * The longest tick of the @flavour smq with a cache of @nr blocks, which
+ * rebalances its queues under its lock (interrupts off in the kernel),
+ * over two runs of 3 * @nr reads of distinct blocks, long enough for the
+ * periods of either policy to end: into an empty cache, which fills; and
+ * into one activated with every block mapped, each with a hint of level
+ * 0, where all of them are out of place.
+ */
+int sim_longest_tick(const char *flavour, uint64_t nr, double *ms)
+{
+	struct dm_cache_policy *p;
+	uint64_t b;
+	double t;
+
+	set_time(0);
+	p = harness_policy_create(flavour, "smq", to_cblock(nr), 8 * nr * 8, 8);
+	if (!p)
+		return -ENOMEM;
+	*ms = read_ticking(p, 0, 3 * nr);
+	dm_cache_policy_destroy(p);
+
+	set_time(0);
+	p = harness_policy_create(flavour, "smq", to_cblock(nr), 8 * nr * 8, 8);
+	if (!p)
+		return -ENOMEM;
+	for (b = 0; b < nr; b++)
+		if (policy_load_mapping(p, to_oblock(b), to_cblock(b), false, 0, true)) {
+			dm_cache_policy_destroy(p);
+			return -EINVAL;
+		}
+	t = read_ticking(p, nr, 3 * nr);
+	*ms = t > *ms ? t : *ms;
+	dm_cache_policy_destroy(p);
+	return 0;
 }
