@@ -718,8 +718,8 @@ static void q_place_oldest(struct smq_queue *q, struct smq_list *from, unsigned 
  * interrupts off.  A queue with more to move goes on at the next tick.
  * In the userspace harness (replay --longest-tick), the longest tick of
  * a cache of 16M blocks takes 10 ms; 26 ms with four times the moves, and
- * 2.1 s in the implementation this one replaced, which rebalanced every
- * entry at once.  A quarter as many moves, 3 ms, left the levels of a
+ * over 2 s in the implementation this one replaced, which rebalanced
+ * every entry at once.  A quarter as many moves, 3 ms, left the levels of a
  * large cache unbalanced for long enough to cost it hits.
  */
 #define REDISTRIBUTE_MOVES BIT(16)
