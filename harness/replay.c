@@ -128,7 +128,7 @@ static int print_memory(uint64_t nr)
 	return 0;
 }
 
-/* The longest tick of each policy while a cache of @nr blocks fills. */
+/* The longest tick of each policy with a cache of @nr blocks: see sim_longest_tick(). */
 static int print_longest_tick(uint64_t nr)
 {
 	static const char *const flavours[] = { "ours", "tree" };
