@@ -6,8 +6,8 @@ Replays every trace of shared/traces and the synthetic generators through
 our smq, the tree's smq, LRU and OPT at 1, 5, 10 and 25 % of each
 footprint, and measures memory per block, the longest tick, instructions
 per lookup (callgrind), re-warming after a working-set shift and the
-sensitivity to the replay rate.  Writes a Markdown report and PNG plots, and prints one
-`RESULT name value` line per figure.
+sensitivity to the replay rate.  Writes a Markdown report and PNG plots,
+and prints one `RESULT name value` line per figure.
 
     bench.py [--traces DIR] [--out DIR] [--quick]
 """

@@ -593,27 +593,26 @@ static double read_ticking(struct dm_cache_policy *p, uint64_t first, uint64_t n
 int sim_longest_tick(const char *flavour, uint64_t nr, double *ms)
 {
 	struct dm_cache_policy *p;
-	uint64_t b;
+	uint64_t b, first;
 	double t;
+	bool full;
 
-	set_time(0);
-	p = harness_policy_create(flavour, "smq", to_cblock(nr), 8 * nr * 8, 8);
-	if (!p)
-		return -ENOMEM;
-	*ms = read_ticking(p, 0, 3 * nr);
-	dm_cache_policy_destroy(p);
-
-	set_time(0);
-	p = harness_policy_create(flavour, "smq", to_cblock(nr), 8 * nr * 8, 8);
-	if (!p)
-		return -ENOMEM;
-	for (b = 0; b < nr; b++)
-		if (policy_load_mapping(p, to_oblock(b), to_cblock(b), false, 0, true)) {
-			dm_cache_policy_destroy(p);
-			return -EINVAL;
-		}
-	t = read_ticking(p, nr, 3 * nr);
-	*ms = t > *ms ? t : *ms;
-	dm_cache_policy_destroy(p);
-	return 0;
+	*ms = 0;
+	for (full = false; ; full = true) {
+		set_time(0);
+		p = harness_policy_create(flavour, "smq", to_cblock(nr), 8 * nr * 8, 8);
+		if (!p)
+			return -ENOMEM;
+		first = full ? nr : 0;
+		for (b = 0; b < first; b++)
+			if (policy_load_mapping(p, to_oblock(b), to_cblock(b), false, 0, true)) {
+				dm_cache_policy_destroy(p);
+				return -EINVAL;
+			}
+		t = read_ticking(p, first, 3 * nr);
+		*ms = t > *ms ? t : *ms;
+		dm_cache_policy_destroy(p);
+		if (full)
+			return 0;
+	}
 }

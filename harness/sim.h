@@ -92,7 +92,7 @@ void trace_add(struct trace *t, uint64_t block, uint32_t nr_blocks, bool write, 
 void trace_finish(struct trace *t);
 void trace_free(struct trace *t);
 
-/* The longest tick (ms) while the @flavour smq fills a cache of @nr blocks. */
+/* The longest tick (ms) of the @flavour smq with a cache of @nr blocks. */
 int sim_longest_tick(const char *flavour, uint64_t nr, double *ms);
 
 #endif

@@ -62,14 +62,21 @@ static void make_trace(struct trace *t, const char *blocks, bool write)
 	make_spaced_trace(t, blocks, write, 1000);
 }
 
+/* The target's defaults, as replay takes them: 4 KiB blocks, writeback. */
+static struct sim_config test_config(const char *policy, uint64_t cache_blocks)
+{
+	return (struct sim_config){ .policy = policy, .cache_blocks = cache_blocks,
+				    .block_sectors = 8, .mode = MODE_WRITEBACK,
+				    .migration_threshold = 2048, .copy_us = 1000, .tick_every = 1 };
+}
+
 static struct sim_stats run_hot(const struct trace *t, const char *policy,
 			       uint64_t cache_blocks, uint64_t hot_below)
 {
-	struct sim_config cfg = { .policy = policy, .cache_blocks = cache_blocks,
-				  .block_sectors = 8, .mode = MODE_WRITEBACK,
-				  .migration_threshold = 2048, .copy_us = 1000, .tick_every = 1,
-				  .hot_below = hot_below };
+	struct sim_config cfg = test_config(policy, cache_blocks);
 	struct sim_stats st;
+
+	cfg.hot_below = hot_below;
 
 	if (sim_run(t, &cfg, &st))
 		memset(&st, 0xff, sizeof(st));
@@ -749,10 +756,9 @@ static void test_export(void)
 static bool run_lead(const struct trace *t, const char *policy, uint64_t lead_us,
 		     struct sim_stats *st)
 {
-	struct sim_config cfg = { .policy = policy, .cache_blocks = 300, .block_sectors = 8,
-				  .mode = MODE_WRITEBACK, .migration_threshold = 2048,
-				  .copy_us = 1000, .tick_every = 1, .lead_us = lead_us };
+	struct sim_config cfg = test_config(policy, 300);
 
+	cfg.lead_us = lead_us;
 	return ok(!sim_run(t, &cfg, st), "%s replayed %" PRIu64 " us after the cache's creation",
 		  policy, lead_us);
 }
