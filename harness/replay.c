@@ -39,6 +39,9 @@ static void usage(FILE *f)
 		"  --migration-threshold S  sectors, as the cache target's (2048)\n"
 		"  --copy-us U           time one block copy takes (1000)\n"
 		"  --lead-us U           time from the cache's creation to the first request (0)\n"
+		"  --migration-us U      time from a migration's start to its end, at most an\n"
+		"                        hour (0: it ends before the next request); ours and\n"
+		"                        tree only\n"
 		"  --windows N           also print the hit ratio over N windows\n"
 		"  --gen-requests N, --gen-blocks N, --seed S   for gen:uniform, gen:zipf:THETA,\n"
 		"                        gen:scan:FRACTION[:BIOS], gen:shift\n"
@@ -161,7 +164,8 @@ int main(int argc, char **argv)
 		{ "windows", 1, 0, 'w' }, { "gen-requests", 1, 0, 'R' }, { "gen-blocks", 1, 0, 'B' },
 		{ "seed", 1, 0, 'S' }, { "data", 0, 0, 'd' }, { "memory", 1, 0, 'Y' },
 		{ "longest-tick", 1, 0, 'K' }, { "hot-below", 1, 0, 'H' },
-		{ "export", 1, 0, 'E' }, { "lead-us", 1, 0, 'L' }, { "help", 0, 0, 'h' }, { 0 }
+		{ "export", 1, 0, 'E' }, { "lead-us", 1, 0, 'L' }, { "migration-us", 1, 0, 'G' },
+		{ "help", 0, 0, 'h' }, { 0 }
 	};
 	struct load_opts lo = { .block_bytes = 4096, .rate = 1000, .volume = -1,
 				.gen_requests = 2000000, .gen_blocks = 200000 };
@@ -198,6 +202,13 @@ int main(int argc, char **argv)
 		case 'M': cfg.migration_threshold = strtoull(optarg, NULL, 10); break;
 		case 'u': cfg.copy_us = strtoul(optarg, NULL, 10); break;
 		case 'L': cfg.lead_us = strtoull(optarg, NULL, 10); break;
+		case 'G':
+			cfg.migration_us = strtoull(optarg, NULL, 10);
+			if (cfg.migration_us > 3600ull * 1000000) {
+				fprintf(stderr, "--migration-us %s: more than an hour\n", optarg);
+				return 2;
+			}
+			break;
 		case 'w': nr_windows = strtoull(optarg, NULL, 10); break;
 		case 'R': lo.gen_requests = strtoull(optarg, NULL, 10); break;
 		case 'B': lo.gen_blocks = strtoull(optarg, NULL, 10); break;

@@ -4,10 +4,14 @@
  * dirty bitset, migration worker, waker and tick bios, played against a
  * kernel policy (ours or the tree's smq), or against LRU and Belady's OPT.
  *
- * Migrations complete before the next request (a copy is not modelled as
- * taking device time, except for writebacks in idle gaps, which are
- * limited by migration_threshold and the copy time as the target limits
- * them).
+ * Migrations complete before the next request, or, given a migration
+ * time (sim_config.migration_us), that long after the worker started them.
+ * Device time is not modelled otherwise, except for writebacks in idle
+ * gaps, which are limited by migration_threshold and the copy time as
+ * the target limits them.  Unlike the target, which holds back I/O to a
+ * block while it migrates, the model lets it through: a read of a block
+ * being promoted misses, a write to a block being demoted dirties it; and
+ * a whole-block write that promotes its block ends its migration at once.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -36,15 +40,28 @@ double sim_slow_io_per_access(const struct sim_stats *s)
 
 /*----------------------------------------------------------------*/
 
-/* The target's state around a kernel policy. */
+/* A migration the worker started, and when it ends. */
+struct flight {
+	struct policy_work *op;
+	uint64_t end_us;
+};
+
+/*
+ * The target's state around a kernel policy.  Migrations in flight end in
+ * the order they started: all take the same time.
+ */
 struct core {
 	const struct sim_config *cfg;
 	struct dm_cache_policy *p;
 	unsigned char *dirty;		/* the target's dirty bitset, a byte each */
 	unsigned char *unhit;		/* promoted and not hit since, a byte each */
+	uint64_t now_us;
 	uint64_t last_io_us;
 	uint64_t next_waker_us;
 	unsigned int reqs_since_tick;
+	struct flight *flights;		/* [first, last) in flight */
+	size_t first, last, room;
+	int error;			/* no room for a migration in flight */
 	struct sim_stats *st;
 };
 
@@ -110,18 +127,74 @@ static void complete_work(struct core *c, struct policy_work *op, bool overwrite
 	}
 }
 
-/* check_migrations(): issue work until the policy has none, at most @max. */
+/* Keep @op in flight until the migration time has passed; -ENOMEM if no room. */
+static int start_flight(struct core *c, struct policy_work *op)
+{
+	struct flight *f;
+
+	if (c->last == c->room && c->first) {
+		memmove(c->flights, c->flights + c->first,
+			(c->last - c->first) * sizeof(*c->flights));
+		c->last -= c->first;
+		c->first = 0;
+	}
+	if (c->last == c->room) {
+		size_t room = c->room ? 2 * c->room : 64;
+
+		f = realloc(c->flights, room * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		c->flights = f;
+		c->room = room;
+	}
+	c->flights[c->last++] = (struct flight){ op, c->now_us + c->cfg->migration_us };
+	return 0;
+}
+
+/*
+ * check_migrations(): start work until the policy has none, at most @max;
+ * without a migration time each ends at once.  One that cannot be kept in
+ * flight ends at once too (the tracker must be emptied), and fails the run.
+ */
 static unsigned int run_migrations(struct core *c, bool idle, unsigned int max)
 {
 	struct policy_work *op;
 	unsigned int n = 0;
 
 	while (n < max && !policy_get_background_work(c->p, idle, &op)) {
-		complete_work(c, op, false);
+		if (!c->cfg->migration_us)
+			complete_work(c, op, false);
+		else if (start_flight(c, op)) {
+			c->error = -ENOMEM;
+			complete_work(c, op, false);
+		}
 		n++;
 	}
 
 	return n;
+}
+
+/*
+ * End the migrations due by @until_us.  Each one's end wakes the worker
+ * (mg_complete()), which starts whatever the policy queued meanwhile; as
+ * busy, so that idle writebacks stay at the rate run_waker_until() allows.
+ * The clock goes back to the caller's time, which is never earlier than
+ * an end landed here: the callers land up to the time they move to.
+ */
+static void land_migrations(struct core *c, uint64_t until_us)
+{
+	uint64_t now_us = c->now_us;
+	struct flight f;
+
+	while (c->first < c->last && c->flights[c->first].end_us <= until_us) {
+		f = c->flights[c->first++];
+		set_time(f.end_us);
+		c->now_us = f.end_us;
+		complete_work(c, f.op, false);
+		run_migrations(c, false, ~0u);
+	}
+	c->now_us = now_us;
+	set_time(now_us);
 }
 
 /*
@@ -135,12 +208,16 @@ static void run_waker_until(struct core *c, uint64_t now_us)
 	uint64_t per_second = conc * (US_PER_S / (c->cfg->copy_us ? c->cfg->copy_us : 1));
 
 	while (c->next_waker_us <= now_us) {
-		set_time(c->next_waker_us);
+		land_migrations(c, c->next_waker_us);
+		c->now_us = c->next_waker_us;
+		set_time(c->now_us);
 		policy_tick(c->p, true);
 		if (c->next_waker_us >= c->last_io_us + US_PER_S && per_second)
 			run_migrations(c, true, per_second);
 		c->next_waker_us += US_PER_S;
 	}
+	land_migrations(c, now_us);
+	c->now_us = now_us;
 	set_time(now_us);
 }
 
@@ -201,6 +278,7 @@ static int run_policy(const struct trace *t, const struct sim_config *cfg,
 	uint64_t w_hits = 0, w_acc = 0;
 	size_t i, w = 0;
 	uint32_t b;
+	int r = 0;
 
 	set_time(0);
 	c.p = harness_policy_create(flavour, "smq", to_cblock(cfg->cache_blocks),
@@ -210,8 +288,10 @@ static int run_policy(const struct trace *t, const struct sim_config *cfg,
 	st->policy_bytes = harness_bytes_live - before;
 	c.dirty = calloc(cfg->cache_blocks + 1, 1);
 	c.unhit = calloc(cfg->cache_blocks + 1, 1);
-	if (!c.dirty || !c.unhit)
-		return -ENOMEM;
+	if (!c.dirty || !c.unhit) {
+		r = -ENOMEM;
+		goto out;
+	}
 	c.next_waker_us = US_PER_S;
 
 	for (i = 0; i < t->nr_reqs; i++) {
@@ -240,11 +320,19 @@ static int run_policy(const struct trace *t, const struct sim_config *cfg,
 		}
 	}
 
-	/* The target writes back what is dirty only when idle: not counted. */
+	/*
+	 * Migrations still in flight end (the tracker must be empty when the
+	 * policy goes); the target writes back what is dirty only when idle:
+	 * not counted.
+	 */
+	land_migrations(&c, UINT64_MAX);
+	r = c.error;
+out:
 	dm_cache_policy_destroy(c.p);
+	free(c.flights);
 	free(c.dirty);
 	free(c.unhit);
-	return 0;
+	return r;
 }
 
 /*----------------------------------------------------------------*/

@@ -46,6 +46,7 @@ struct sim_config {
 	unsigned int copy_us;		/* time one block copy takes */
 	unsigned int tick_every;	/* requests per tick bio completing */
 	uint64_t lead_us;		/* from the cache's creation to its first request */
+	uint64_t migration_us;		/* from a migration's start to its end; 0: at once */
 	uint64_t hot_below;		/* blocks below this are the hot set; 0: none */
 };
 

@@ -815,6 +815,56 @@ static void test_lead(void)
 }
 
 /*
+ * With a migration time (sim_config.migration_us, replay's --migration-us)
+ * a promoted block is not there until its copy has ended.  Block A read
+ * every 2 ms into an empty cache of ours, which promotes on first sight:
+ * a hit from the second read on with no migration time; misses until
+ * 5 ms with a copy of 5 ms (its misses meanwhile queue no second copy);
+ * misses throughout with one that outlasts the trace, whose copy still
+ * counts, as it ends after the last request.
+ */
+static void test_migration_time(void)
+{
+	static const struct {
+		uint64_t migration_us, misses;
+	} cases[] = { { 0, 1 }, { 5000, 3 }, { 100000, 5 } };
+	struct sim_config cfg = test_config("ours", 10);
+	struct sim_stats st;
+	struct trace t;
+	unsigned int i;
+
+	make_spaced_trace(&t, "AAAAA", false, 2000);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		cfg.migration_us = cases[i].migration_us;
+		if (ok(!sim_run(&t, &cfg, &st), "replayed with migrations of %" PRIu64 " us",
+		       cfg.migration_us))
+			ok(st.read_misses == cases[i].misses && st.promotions == 1,
+			   "%" PRIu64 " misses (want %" PRIu64 "), %" PRIu64 " promotion (want 1)",
+			   st.read_misses, cases[i].misses, st.promotions);
+	}
+	trace_free(&t);
+
+	/*
+	 * 1000 blocks read once each, 1 ms apart, into 600 cache blocks: each
+	 * is promoted while the cache has room (the copies still in flight
+	 * hold theirs), 600 in all.  With copies of 100 ms, 100 are in flight
+	 * at a time: the list that holds them grows, and its landed head is
+	 * reclaimed.
+	 */
+	trace_init(&t, "distinct");
+	for (i = 0; i < 1000; i++)
+		trace_add(&t, i, 1, false, true, i * 1000ull);
+	trace_finish(&t);
+	cfg = test_config("ours", 600);
+	cfg.migration_us = 100000;
+	if (ok(!sim_run(&t, &cfg, &st), "1000 blocks with 100 ms migrations"))
+		ok(st.read_misses == 1000 && st.promotions == 600,
+		   "%" PRIu64 " misses (want 1000), %" PRIu64 " promotions (want 600)",
+		   st.read_misses, st.promotions);
+	trace_free(&t);
+}
+
+/*
  * replay --longest-tick fills and refills a cache of each flavour, the
  * second time activated with every block mapped; everything either
  * allocated is freed.  (How long the ticks take is for make bench.)
@@ -851,6 +901,7 @@ int main(int argc, char **argv)
 	test_large_sizes();
 	test_export();
 	test_lead();
+	test_migration_time();
 	test_longest_tick();
 	printf("1..%d\n", nr_tests);
 	printf("# harness unit tests: %d passed, %d failed\n", nr_tests - nr_failed, nr_failed);
