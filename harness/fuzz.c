@@ -210,16 +210,17 @@ static void complete(struct target *t, unsigned int k, bool success)
 	}
 	/*
 	 * The policy keeps a mapping unless the work dropped it or it was
-	 * invalidated while the work ran (the target forgot it then).  A
-	 * demotion's freed block may be taken by its heir's promotion at
-	 * once: not hashed, it maps nothing yet.
+	 * invalidated while the work ran (the target forgot it then).  The
+	 * block a demotion freed (done, or failed on a block invalidated
+	 * meanwhile) may be taken at once by the promotion of the oldest
+	 * winner waiting: not hashed, it maps nothing yet.
 	 */
 	e = get_entry(&t->mq->cache_alloc, cb);
 	if (copy.op == POLICY_PROMOTE)
 		want = success;
 	else
 		want = was_mapped && !(copy.op == POLICY_DEMOTE && success);
-	kept = copy.op == POLICY_DEMOTE && success ? e->hashed : e->allocated;
+	kept = copy.op == POLICY_DEMOTE ? e->hashed : e->allocated;
 	CHECK(kept == want, "op %d on cache block %u (success %d, mapped %d): kept %d",
 	      copy.op, cb, success, was_mapped, kept);
 	/* a block invalidated while its work ran is gone once the work is */

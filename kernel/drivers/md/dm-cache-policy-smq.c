@@ -1267,6 +1267,20 @@ struct smq_recent {
 };
 
 /*
+ * A demotion takes time (the target commits its metadata first), and so
+ * does the promotion that follows it; meanwhile more blocks may win a
+ * block each, several at once when a bio spans several cache blocks.
+ * Each winner waits for a demotion of its own, so that the block freed
+ * goes to a winner and not to whichever block misses next.  Kept for one
+ * winner at a time, P3 at 5 % with migrations of 1 ms promoted 226,580
+ * blocks instead of 140,602, and missed no less.  The block traces gain
+ * nothing from more than 128 waiting, and each win scans the ones
+ * waiting under the policy lock; below 512 cache blocks the free target
+ * binds first.
+ */
+#define MAX_HEIRS 128u
+
+/*
  * struct smq_policy - an smq, mq or cleaner policy instance.
  * @lock: protects everything below but @migrations_allowed.
  * @hotspot_block_shift: log2 of the cache blocks per hotspot block.
@@ -1307,9 +1321,11 @@ struct smq_recent {
  * @churn_unhit: those of them never hit.
  * @churn_runs: looks in a row that found churn, up to CHURN_RUNS; at
  *	CHURN_RUNS the bias may not be positive.
- * @heir: the origin block that won a full cache's block, promoted as soon
- *	as the demotion it queued frees that block; @has_heir says if any.
- * @heir_level: the level @heir enters (see queue_promotion()'s callers).
+ * @heirs: the blocks that won a full cache's block and wait for the
+ *	demotions they queued, oldest first from @first_heir; @nr_heirs of
+ *	them.  Each demotion that ends promotes the oldest.
+ * @heir_levels: the level each of @heirs enters (see queue_promotion()'s
+ *	callers).
  * @recent: 1 << RECENT_BITS blocks looked up lately, for telling a
  *	block's bios from accesses to it; all a second old at creation.
  * @last_counted: the slot of @recent the last lookup that counted went to.
@@ -1370,9 +1386,10 @@ struct smq_policy {
 	unsigned int churn_demoted;
 	unsigned int churn_unhit;
 	unsigned int churn_runs;
-	dm_oblock_t heir;
-	unsigned int heir_level;
-	bool has_heir;
+	dm_oblock_t heirs[MAX_HEIRS];
+	u8 heir_levels[MAX_HEIRS];
+	unsigned int first_heir;
+	unsigned int nr_heirs;
 	struct smq_recent *recent;
 	struct smq_recent *last_counted;
 	struct smq_ghosts ghosts;
@@ -1794,6 +1811,39 @@ static bool demote(struct smq_policy *mq, struct smq_entry *victim)
 	return true;
 }
 
+/* Is @oblock waiting for the block a demotion will free? */
+static bool is_heir(struct smq_policy *mq, dm_oblock_t oblock)
+{
+	unsigned int i;
+
+	for (i = 0; i < mq->nr_heirs; i++)
+		if (from_oblock(mq->heirs[(mq->first_heir + i) % MAX_HEIRS]) ==
+		    from_oblock(oblock))
+			return true;
+	return false;
+}
+
+/* The caller has checked that fewer than MAX_HEIRS wait. */
+static void add_heir(struct smq_policy *mq, dm_oblock_t oblock, unsigned int level)
+{
+	unsigned int i = (mq->first_heir + mq->nr_heirs++) % MAX_HEIRS;
+
+	mq->heirs[i] = oblock;
+	mq->heir_levels[i] = level;
+}
+
+/* Take the oldest block waiting, if any, and the level it enters. */
+static bool take_heir(struct smq_policy *mq, dm_oblock_t *oblock, unsigned int *level)
+{
+	if (!mq->nr_heirs)
+		return false;
+	*oblock = mq->heirs[mq->first_heir];
+	*level = mq->heir_levels[mq->first_heir];
+	mq->first_heir = (mq->first_heir + 1) % MAX_HEIRS;
+	mq->nr_heirs--;
+	return true;
+}
+
 /*
  * Reserve a cache block for @oblock now, to enter @level once promoted;
  * it is freed again if the promotion fails.  A full cache first makes
@@ -1815,25 +1865,23 @@ static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblo
 	if (!READ_ONCE(mq->migrations_allowed))
 		return NULL;
 
+	/*
+	 * A winner still waiting for its block, or already being promoted
+	 * into it, needs no second.
+	 */
+	if (btracker_promotion_already_present(mq->bg_work, oblock))
+		return NULL;
+
 	if (allocator_empty(&mq->cache_alloc)) {
-		if (free_target_met(mq))
+		/* With MAX_HEIRS waiting, the block freed would go to no winner. */
+		if (free_target_met(mq) || is_heir(mq, oblock) || mq->nr_heirs == MAX_HEIRS)
 			return NULL;
 		victim = victim ?: current_victim(mq, &freq);
 		*queued = demote(mq, victim);
-		/*
-		 * The block freed goes to @oblock, which won it, not to
-		 * whichever block misses next; but only once it will be freed.
-		 */
-		if (*queued && victim && !mq->has_heir) {
-			mq->heir = oblock;
-			mq->heir_level = level;
-			mq->has_heir = true;
-		}
+		if (*queued && victim)
+			add_heir(mq, oblock, level);
 		return NULL;
 	}
-
-	if (btracker_promotion_already_present(mq->bg_work, oblock))
-		return NULL;
 
 	e = alloc_entry(&mq->cache_alloc);
 	e->pending_work = true;
@@ -2357,19 +2405,20 @@ static void forget_entry(struct smq_policy *mq, struct smq_entry *e)
 }
 
 /*
- * A demotion queued for a block that won its place has finished: queue
- * that block's promotion into the freed cache block, unless it is cached
- * meanwhile (a write may have promoted it) or the demotion failed.
+ * A demotion has finished: queue the promotion of the oldest block
+ * waiting for one into the cache block it freed, unless that block is
+ * cached meanwhile (a write may have promoted it) or nothing was freed.
  */
-static void promote_heir(struct smq_policy *mq, bool success)
+static void promote_heir(struct smq_policy *mq, bool freed)
 {
-	if (!mq->has_heir)
-		return;
-	mq->has_heir = false;
-	if (success && !h_lookup(&mq->table, from_oblock(mq->heir))) {
-		struct smq_entry *e = queue_promotion(mq, mq->heir, mq->heir_level, NULL, NULL,
-						      NULL);
+	struct smq_entry *e;
+	unsigned int level;
+	dm_oblock_t b;
 
+	if (!take_heir(mq, &b, &level))
+		return;
+	if (freed && !h_lookup(&mq->table, from_oblock(b))) {
+		e = queue_promotion(mq, b, level, NULL, NULL, NULL);
 		if (e)
 			e->contested = true;
 	}
@@ -2385,6 +2434,7 @@ static void __complete_background_work(struct smq_policy *mq, struct policy_work
 				       bool success)
 {
 	struct smq_entry *e = cblock_entry(mq, work->cblock);
+	bool freed;
 
 	/* Still retire the work: the tracker BUG()s on any left at destroy. */
 	if (WARN_ON_ONCE(!e || !e->pending_work))
@@ -2404,13 +2454,14 @@ static void __complete_background_work(struct smq_policy *mq, struct policy_work
 
 	case POLICY_DEMOTE:
 		/* an invalidated block (unhashed) left because it was discarded */
+		freed = success || !e->hashed;
 		if (success && e->hashed)
 			note_demotion(mq, e);
-		if (success || !e->hashed)
+		if (freed)
 			forget_entry(mq, e);
 		else
 			q_push(cache_queue(mq, e), e);
-		promote_heir(mq, success);
+		promote_heir(mq, freed);
 		break;
 
 	case POLICY_WRITEBACK:

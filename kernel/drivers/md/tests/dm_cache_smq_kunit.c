@@ -1398,10 +1398,75 @@ static void smq_test_demotion_refused(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, queue_promotion(mq, to_oblock(999), NR_LEVELS - 1, NULL, NULL,
 						&queued));
 	KUNIT_EXPECT_FALSE(test, queued);
-	KUNIT_EXPECT_FALSE(test, mq->has_heir);
+	KUNIT_EXPECT_EQ(test, mq->nr_heirs, 0u);
 	KUNIT_EXPECT_EQ(test, mq->ghosts.credit, 0u);
 	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, 16u);
 	KUNIT_EXPECT_EQ(test, residency(mq), 16u);
+}
+
+/*
+ * Winners whose demotions are in flight together each get a block: the
+ * first demotion to end promotes the first winner, the next the second.
+ * A winner still waiting, or being promoted, queues no second demotion;
+ * with MAX_HEIRS winners waiting no more demotions are queued, and a
+ * failed demotion leaves the oldest winner without a block.
+ */
+static void smq_test_heirs(struct kunit *test)
+{
+	/* room for MAX_HEIRS demotions under the free target */
+	const unsigned int nr = 4 * MAX_HEIRS + 64;
+	struct smq_policy *mq = make_policy(test, nr, 8 * nr, false);
+	struct policy_work *first, *second, *work;
+	unsigned int i;
+
+	load_mappings(test, mq, nr, 0, false, 0);
+	__smq_tick(mq, jiffies + 1);
+	queue_promotion(mq, to_oblock(nr + 1), NR_LEVELS - 1, NULL, NULL, NULL);
+	queue_promotion(mq, to_oblock(nr + 2), NR_LEVELS - 1, NULL, NULL, NULL);
+	queue_promotion(mq, to_oblock(nr + 1), NR_LEVELS - 1, NULL, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, btracker_nr_demotions_queued(mq->bg_work), 2u);
+	KUNIT_EXPECT_EQ(test, mq->nr_heirs, 2u);
+
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &first));
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &second));
+	KUNIT_EXPECT_EQ(test, first->op, POLICY_DEMOTE);
+	KUNIT_EXPECT_EQ(test, second->op, POLICY_DEMOTE);
+	for (i = 1; i <= 2; i++) {
+		/* whichever demotion ends, the oldest winner has its block */
+		smq_complete_background_work(&mq->policy, i == 1 ? second : first, true);
+		KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
+		KUNIT_EXPECT_EQ(test, work->op, POLICY_PROMOTE);
+		KUNIT_EXPECT_EQ(test, from_oblock(work->oblock), (u64)nr + i);
+		if (i == 1) {
+			/*
+			 * The first is being promoted: no second demotion (the
+			 * one counted is the other winner's, still running).
+			 */
+			queue_promotion(mq, to_oblock(nr + 1), NR_LEVELS - 1, NULL, NULL, NULL);
+			KUNIT_EXPECT_EQ(test, btracker_nr_demotions_queued(mq->bg_work), 1u);
+		}
+		smq_complete_background_work(&mq->policy, work, true);
+	}
+	KUNIT_EXPECT_EQ(test, mq->nr_heirs, 0u);
+	KUNIT_EXPECT_EQ(test, residency(mq), nr);
+
+	for (i = 0; i <= MAX_HEIRS; i++)
+		queue_promotion(mq, to_oblock(2 * nr + i), NR_LEVELS - 1, NULL, NULL, NULL);
+	KUNIT_EXPECT_EQ(test, mq->nr_heirs, MAX_HEIRS);
+	KUNIT_EXPECT_EQ(test, btracker_nr_demotions_queued(mq->bg_work), MAX_HEIRS);
+	KUNIT_EXPECT_FALSE(test, free_target_met(mq));
+	/* the ring wrapped: the last winner sits in its second slot */
+	KUNIT_EXPECT_EQ(test, mq->first_heir, 2u);
+	KUNIT_EXPECT_TRUE(test, is_heir(mq, to_oblock(2 * nr + MAX_HEIRS - 1)));
+	KUNIT_EXPECT_FALSE(test, is_heir(mq, to_oblock(2 * nr + MAX_HEIRS)));
+
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
+	KUNIT_EXPECT_EQ(test, work->op, POLICY_DEMOTE);
+	smq_complete_background_work(&mq->policy, work, false);
+	KUNIT_EXPECT_EQ(test, mq->nr_heirs, MAX_HEIRS - 1);
+	KUNIT_EXPECT_FALSE(test, is_heir(mq, to_oblock(2 * nr)));
+	KUNIT_EXPECT_EQ(test, btracker_nr_demotions_queued(mq->bg_work), MAX_HEIRS - 1);
+	KUNIT_EXPECT_EQ(test, residency(mq), nr);
 }
 
 /*
@@ -1695,7 +1760,8 @@ static void smq_test_wide_heir(struct kunit *test)
 
 	__smq_tick(mq, jiffies + 1);
 	queue_promotion(mq, to_oblock(high + 999), NR_LEVELS - 1, NULL, NULL, NULL);
-	KUNIT_EXPECT_EQ(test, from_oblock(mq->heir), high + 999);
+	KUNIT_ASSERT_EQ(test, mq->nr_heirs, 1u);
+	KUNIT_EXPECT_EQ(test, from_oblock(mq->heirs[mq->first_heir]), high + 999);
 	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
 	KUNIT_EXPECT_EQ(test, work->op, POLICY_DEMOTE);
 	KUNIT_EXPECT_GE(test, from_oblock(work->oblock), high);
@@ -1816,6 +1882,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_odd_sizes),
 	KUNIT_CASE(smq_test_wide_origin),
 	KUNIT_CASE(smq_test_wide_heir),
+	KUNIT_CASE(smq_test_heirs),
 	KUNIT_CASE(smq_test_wide_ghosts),
 	KUNIT_CASE_SLOW(smq_test_large_cache),
 	KUNIT_CASE(smq_test_cleaner),
