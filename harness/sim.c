@@ -175,15 +175,13 @@ static unsigned int run_migrations(struct core *c, bool idle, unsigned int max)
 }
 
 /*
- * End the migrations due by @until_us.  Each one's end wakes the worker
- * (mg_complete()), which starts whatever the policy queued meanwhile; as
- * busy, so that idle writebacks stay at the rate run_waker_until() allows.
- * The clock goes back to the caller's time, which is never earlier than
- * an end landed here: the callers land up to the time they move to.
+ * End the migrations due by @until_us, the clock at each one's end.  Each
+ * end wakes the worker (mg_complete()), which starts whatever the policy
+ * queued meanwhile; as busy, so that idle writebacks stay at the rate
+ * run_waker_until() allows.  Callers move the clock on themselves.
  */
 static void land_migrations(struct core *c, uint64_t until_us)
 {
-	uint64_t now_us = c->now_us;
 	struct flight f;
 
 	while (c->first < c->last && c->flights[c->first].end_us <= until_us) {
@@ -193,8 +191,6 @@ static void land_migrations(struct core *c, uint64_t until_us)
 		complete_work(c, f.op, false);
 		run_migrations(c, false, ~0u);
 	}
-	c->now_us = now_us;
-	set_time(now_us);
 }
 
 /*
