@@ -1316,7 +1316,7 @@ struct smq_recent {
  *	seen once are no longer promoted.
  * @payoff_hits: hits since the last look at what promotions bought (if
  *	it wraps before the next, that look may wrongly find they do not pay).
- * @payoff_swaps: promotions a full cache decided on since then.
+ * @payoff_swaps: demotions queued since then to make room for a winner.
  * @churn_demoted: contested blocks demoted since the last look at how
  *	many of them left unhit.
  * @churn_unhit: those of them never hit.
@@ -1812,6 +1812,39 @@ static bool demote(struct smq_policy *mq, struct smq_entry *victim)
 	return true;
 }
 
+/* The last CHURN_RUNS looks at contested demotions all found churn. */
+static bool churning(const struct smq_policy *mq)
+{
+	return mq->churn_runs == CHURN_RUNS;
+}
+
+/*
+ * What the last PAYOFF_WINDOW promotions into a full cache bought: if the
+ * cache served PAYOFF_HITS hits per promotion meanwhile, they pay well and
+ * the ghosts' regrets may push admission further towards recency.  Where
+ * promotions mostly churn, the usual ceiling stays: rejected candidates
+ * come back there too, but admitting them would cost a copy for each hit
+ * it saved.  While contested blocks churn (see assess_churn()), no lean
+ * at all.  Out of line: inlined, it took a register of the lookup path.
+ */
+static noinline void assess_payoff(struct smq_policy *mq)
+{
+	bool paying = mq->payoff_hits > PAYOFF_WINDOW * PAYOFF_HITS;
+
+	if (churning(mq))
+		ghosts_set_ceiling(&mq->ghosts, 0);
+	else
+		ghosts_set_ceiling(&mq->ghosts, paying ? BIAS_MAX_PAYING : BIAS_MAX);
+	mq->payoff_swaps = 0;
+	mq->payoff_hits = 0;
+}
+
+static void note_payoff(struct smq_policy *mq)
+{
+	if (++mq->payoff_swaps == PAYOFF_WINDOW)
+		assess_payoff(mq);
+}
+
 /* Is @oblock waiting for the block a demotion will free? */
 static bool is_heir(struct smq_policy *mq, dm_oblock_t oblock)
 {
@@ -1879,8 +1912,10 @@ static struct smq_entry *queue_promotion(struct smq_policy *mq, dm_oblock_t oblo
 			return NULL;
 		victim = victim ?: current_victim(mq, &freq);
 		*queued = demote(mq, victim);
-		if (*queued && victim)
+		if (*queued && victim) {
 			add_heir(mq, oblock, level);
+			note_payoff(mq);
+		}
 		return NULL;
 	}
 
@@ -1923,39 +1958,6 @@ static bool beats_victim(const struct smq_policy *mq, unsigned int freq, unsigne
 		return true;
 
 	return freq >= vf + hot_lead && hs_e && hs_e->level >= mq->promote_level;
-}
-
-/* The last CHURN_RUNS looks at contested demotions all found churn. */
-static bool churning(const struct smq_policy *mq)
-{
-	return mq->churn_runs == CHURN_RUNS;
-}
-
-/*
- * What the last PAYOFF_WINDOW promotions into a full cache bought: if the
- * cache served PAYOFF_HITS hits per promotion meanwhile, they pay well and
- * the ghosts' regrets may push admission further towards recency.  Where
- * promotions mostly churn, the usual ceiling stays: rejected candidates
- * come back there too, but admitting them would cost a copy for each hit
- * it saved.  While contested blocks churn (see assess_churn()), no lean
- * at all.  Out of line: inlined, it took a register of the lookup path.
- */
-static noinline void assess_payoff(struct smq_policy *mq)
-{
-	bool paying = mq->payoff_hits > PAYOFF_WINDOW * PAYOFF_HITS;
-
-	if (churning(mq))
-		ghosts_set_ceiling(&mq->ghosts, 0);
-	else
-		ghosts_set_ceiling(&mq->ghosts, paying ? BIAS_MAX_PAYING : BIAS_MAX);
-	mq->payoff_swaps = 0;
-	mq->payoff_hits = 0;
-}
-
-static void note_payoff(struct smq_policy *mq)
-{
-	if (++mq->payoff_swaps == PAYOFF_WINDOW)
-		assess_payoff(mq);
 }
 
 /*
@@ -2046,10 +2048,8 @@ static bool should_promote(struct smq_policy *mq, dm_oblock_t oblock, struct smq
 	*victim = current_victim(mq, &vf);
 	if (!*victim)
 		return writeback_possible(mq);
-	if (beats_victim(mq, freq, vf, hs_e)) {
-		note_payoff(mq);
+	if (beats_victim(mq, freq, vf, hs_e))
 		return true;
-	}
 refuse:
 	ghost_remember(&mq->ghosts, from_oblock(oblock), false);
 	return false;

@@ -1409,7 +1409,8 @@ static void smq_test_demotion_refused(struct kunit *test)
  * first demotion to end promotes the first winner, the next the second.
  * A winner still waiting, or being promoted, queues no second demotion;
  * with MAX_HEIRS winners waiting no more demotions are queued, and a
- * failed demotion leaves the oldest winner without a block.
+ * failed demotion leaves the oldest winner without a block.  Only the
+ * demotions queued count as promotions into a full cache.
  */
 static void smq_test_heirs(struct kunit *test)
 {
@@ -1426,6 +1427,8 @@ static void smq_test_heirs(struct kunit *test)
 	queue_promotion(mq, to_oblock(nr + 1), NR_LEVELS - 1, NULL, NULL, NULL);
 	KUNIT_EXPECT_EQ(test, btracker_nr_demotions_queued(mq->bg_work), 2u);
 	KUNIT_EXPECT_EQ(test, mq->nr_heirs, 2u);
+	/* only a demotion queued counts towards the look at the payoff */
+	KUNIT_EXPECT_EQ(test, mq->payoff_swaps, 2u);
 
 	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &first));
 	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &second));
@@ -1454,6 +1457,7 @@ static void smq_test_heirs(struct kunit *test)
 		queue_promotion(mq, to_oblock(2 * nr + i), NR_LEVELS - 1, NULL, NULL, NULL);
 	KUNIT_EXPECT_EQ(test, mq->nr_heirs, MAX_HEIRS);
 	KUNIT_EXPECT_EQ(test, btracker_nr_demotions_queued(mq->bg_work), MAX_HEIRS);
+	KUNIT_EXPECT_EQ(test, mq->payoff_swaps, (2u + MAX_HEIRS) % PAYOFF_WINDOW);
 	KUNIT_EXPECT_FALSE(test, free_target_met(mq));
 	/* the ring wrapped: the last winner sits in its second slot */
 	KUNIT_EXPECT_EQ(test, mq->first_heir, 2u);
