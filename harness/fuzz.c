@@ -101,6 +101,8 @@ static void check_queue(struct smq_queue *q, unsigned char *seen, unsigned int t
 		n = count_list(q, level, seen, tag);
 		CHECK(n == q->qs[level].nr_elts, "level %u counts %u, holds %u", level,
 		      q->qs[level].nr_elts, n);
+		CHECK(!!(q->populated & BIT_ULL(level)) == !!n, "level %u holds %u, populated bit %d",
+		      level, n, !!(q->populated & BIT_ULL(level)));
 		total += n;
 	}
 	CHECK(total == q->nr_elts, "queue counts %u, holds %u", q->nr_elts, total);
@@ -135,6 +137,8 @@ static void check_invariants(struct target *t)
 			CHECK(h_lookup(&mq->table, e_block(&mq->es, e)) == e,
 			      "cache block %u not found by its oblock", i);
 		}
+		/* only work in flight holds a block that maps nothing */
+		CHECK(e->pending_work || e->hashed, "cache block %u in use, unmapped, no work", i);
 		if (t->mapped[i] >= 0) {
 			CHECK(e->hashed && e_block(&mq->es, e) == (u64)t->mapped[i],
 			      "cache block %u: target maps oblock %lld, policy %llu (hashed %d)", i,
@@ -154,6 +158,11 @@ static void check_invariants(struct target *t)
 				CHECK(e_block(&mq->es, get_entry(&mq->cache_alloc, i)) !=
 				      e_block(&mq->es, get_entry(&mq->cache_alloc, j)),
 				      "oblock mapped by cache blocks %u and %u", i, j);
+
+	/* one winner waits for each demotion queued or running, no more */
+	CHECK(mq->nr_heirs <= btracker_nr_demotions_queued(mq->bg_work),
+	      "%u winners wait for %u demotions", mq->nr_heirs,
+	      btracker_nr_demotions_queued(mq->bg_work));
 
 	/* background work never holds a block twice */
 	for (i = 0; i < t->nr_issued; i++)

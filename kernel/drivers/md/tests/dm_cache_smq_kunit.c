@@ -467,6 +467,50 @@ static void smq_test_sketch(struct kunit *test)
 	sketch_exit(&s);
 }
 
+/* A block whose four counters are four different nibbles. */
+static u64 block_with_distinct_counters(struct smq_sketch *s, struct sketch_slot *slot)
+{
+	u64 b;
+	unsigned int i, j;
+
+	for (b = 1;; b++) {
+		sketch_locate(s, b, slot);
+		for (i = 0; i < SKETCH_DEPTH; i++)
+			for (j = 0; j < i; j++)
+				if (slot->shift[i] == slot->shift[j])
+					goto next;
+		return b;
+next:;
+	}
+}
+
+/*
+ * Halving keeps each counter to its own nibble (no bit of one leaks into
+ * the next), and a lookup raises only the counters at the block's
+ * minimum.
+ */
+static void smq_test_sketch_exact(struct kunit *test)
+{
+	struct sketch_slot slot;
+	struct smq_sketch s;
+	u64 b, w;
+
+	KUNIT_ASSERT_EQ(test, sketch_init(&s, 1024, SKETCH_MIN_PERIOD), 0);
+	s.words[0] = 0xf1f1f1f1f1f1f1f1ull;
+	s.words[1] = 0x0123456789abcdefull;
+	sketch_halve_some(&s);
+	KUNIT_EXPECT_EQ(test, s.words[0], 0x7070707070707070ull);
+	KUNIT_EXPECT_EQ(test, s.words[1], 0x0011223344556677ull);
+
+	b = block_with_distinct_counters(&s, &slot);
+	w = (3ull << slot.shift[0]) | (5ull << slot.shift[1]) | (5ull << slot.shift[2]) |
+	    (9ull << slot.shift[3]);
+	*slot.word = w;
+	KUNIT_EXPECT_EQ(test, sketch_add(&s, b), 4u);
+	KUNIT_EXPECT_EQ(test, *slot.word, w + (1ull << slot.shift[0]));
+	sketch_exit(&s);
+}
+
 /* Two counters per cache block; more for a large origin, never more than it needs. */
 static void smq_test_sketch_counters(struct kunit *test)
 {
@@ -677,6 +721,62 @@ static void smq_test_ghost_reach(struct kunit *test)
 }
 
 /*
+ * Look @oblock up @n times, each after a block never seen before, so
+ * that each counts and nothing else is counted twice.
+ */
+static void look_up_counted(struct smq_policy *mq, u64 oblock, unsigned int n)
+{
+	static u64 other = 1u << 19;
+	dm_cblock_t cblock;
+
+	while (n--) {
+		lookup(mq, other++, READ, &cblock);
+		lookup(mq, oblock, READ, &cblock);
+	}
+}
+
+/*
+ * The regrets are learnt from real lookups: a candidate that lost to the
+ * victim and misses again raises the bias a step; a victim that was
+ * demoted and misses again lowers it a step.
+ */
+static void smq_test_regrets(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 16, 1u << 20, false);
+	struct smq_ghosts *g = &mq->ghosts;
+	struct policy_work *work;
+	unsigned int i;
+	u64 victim;
+
+	load_mappings(test, mq, 16, 0, false, 0);
+	for (i = 0; i < 16; i++)
+		look_up_counted(mq, i, 4);
+	KUNIT_ASSERT_EQ(test, g->bias, 0);
+
+	/* the winner demotes a victim: remembered, which lets a refusal be */
+	look_up_counted(mq, 300, 8);
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
+	KUNIT_ASSERT_EQ(test, work->op, POLICY_DEMOTE);
+	victim = from_cblock(work->cblock);
+	KUNIT_EXPECT_EQ(test, g->credit, 1u);
+	smq_complete_background_work(&mq->policy, work, true);
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
+	KUNIT_ASSERT_EQ(test, work->op, POLICY_PROMOTE);
+	smq_complete_background_work(&mq->policy, work, true);
+
+	/* counted twice, it loses to a victim counted four times */
+	look_up_counted(mq, 100, 2);
+	KUNIT_EXPECT_EQ(test, g->credit, 0u);
+	KUNIT_EXPECT_EQ(test, g->bias, 0);
+	look_up_counted(mq, 100, 1);
+	KUNIT_EXPECT_EQ(test, g->bias, 1);
+
+	/* the victim misses: a step back */
+	look_up_counted(mq, victim, 1);
+	KUNIT_EXPECT_EQ(test, g->bias, 0);
+}
+
+/*
  * While promotions into a full cache are each followed by a few hits, the
  * rejected candidates that come back may push admission further towards
  * recency; once promotions stop paying, the bias falls back.
@@ -816,7 +916,7 @@ static void smq_test_churn(struct kunit *test)
 
 /*
  * A full cache of blocks in use: a scan through many more blocks, each
- * looked up twice, moves nothing; a block looked up again and again does
+ * counted twice, moves nothing; a block looked up again and again does
  * get in.
  */
 static void smq_test_admission(struct kunit *test)
@@ -833,7 +933,9 @@ static void smq_test_admission(struct kunit *test)
 
 	for (i = 0; i < 2000; i++) {
 		lookup(mq, 10000 + i, READ, &cblock);
+		forget_recent_lookups(mq);	/* so that the second lookup counts */
 		lookup(mq, 10000 + i, READ, &cblock);
+		KUNIT_EXPECT_EQ(test, sketch_estimate(&mq->sketch, 10000 + i), 2u);
 		if (i % 64 == 0) {
 			now += HZ / 4;
 			__smq_tick(mq, now);
@@ -1097,6 +1199,18 @@ static void smq_test_victims(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mq->victim_uses, 1u);
 	e_set_block(&mq->es, v, 9999);	/* as if freed and given to another block */
 	current_victim(mq, &freq);
+	KUNIT_EXPECT_EQ(test, mq->victim_uses, 0u);
+
+	/* a kept pick made dirty, or invalidated, is picked no more */
+	v = current_victim(mq, &freq);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	smq_set_dirty(&mq->policy, infer_cblock(mq, v));
+	KUNIT_EXPECT_PTR_NE(test, current_victim(mq, &freq), v);
+	KUNIT_EXPECT_EQ(test, mq->victim_uses, 0u);
+	v = current_victim(mq, &freq);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	KUNIT_EXPECT_EQ(test, 0, smq_invalidate_mapping(&mq->policy, infer_cblock(mq, v)));
+	KUNIT_EXPECT_PTR_NE(test, current_victim(mq, &freq), v);
 	KUNIT_EXPECT_EQ(test, mq->victim_uses, 0u);
 
 	/*
@@ -1471,6 +1585,95 @@ static void smq_test_heirs(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, is_heir(mq, to_oblock(2 * nr)));
 	KUNIT_EXPECT_EQ(test, btracker_nr_demotions_queued(mq->bg_work), MAX_HEIRS - 1);
 	KUNIT_EXPECT_EQ(test, residency(mq), nr);
+}
+
+/*
+ * A block invalidated while its demotion runs was discarded: it leaves
+ * when the demotion ends, even a failed one, and the winner waiting for
+ * a block gets that one.
+ */
+static void smq_test_invalidate_demotion(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 16, 4096, false);
+	struct policy_work *work;
+	dm_cblock_t cblock, freed;
+
+	load_mappings(test, mq, 16, 0, false, 0);
+	__smq_tick(mq, jiffies + 1);
+	queue_promotion(mq, to_oblock(100), NR_LEVELS - 1, NULL, NULL, NULL);
+	KUNIT_ASSERT_EQ(test, mq->nr_heirs, 1u);
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
+	KUNIT_ASSERT_EQ(test, work->op, POLICY_DEMOTE);
+	freed = work->cblock;
+	KUNIT_EXPECT_EQ(test, 0, smq_invalidate_mapping(&mq->policy, freed));
+	smq_complete_background_work(&mq->policy, work, false);
+	KUNIT_EXPECT_EQ(test, mq->nr_heirs, 0u);
+
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
+	KUNIT_EXPECT_EQ(test, work->op, POLICY_PROMOTE);
+	KUNIT_EXPECT_EQ(test, from_oblock(work->oblock), 100ull);
+	KUNIT_EXPECT_EQ(test, from_cblock(work->cblock), from_cblock(freed));
+	smq_complete_background_work(&mq->policy, work, true);
+	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 100, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, from_cblock(cblock), from_cblock(freed));
+	KUNIT_EXPECT_EQ(test, residency(mq), 16u);
+}
+
+/*
+ * Demotions for winners stop once the blocks free and those being freed
+ * make up FREE_TARGET percent of the cache.
+ */
+static void smq_test_free_target(struct kunit *test)
+{
+	const unsigned int nr = 64, target = nr * FREE_TARGET / 100u;
+	struct smq_policy *mq = make_policy(test, nr, 4096, false);
+	unsigned int i;
+	bool queued;
+
+	load_mappings(test, mq, nr, 0, false, 0);
+	__smq_tick(mq, jiffies + 1);
+	for (i = 0; i < target; i++) {
+		queue_promotion(mq, to_oblock(1000 + i), NR_LEVELS - 1, NULL, NULL, &queued);
+		KUNIT_EXPECT_TRUE(test, queued);
+	}
+	KUNIT_EXPECT_TRUE(test, free_target_met(mq));
+	queue_promotion(mq, to_oblock(2000), NR_LEVELS - 1, NULL, NULL, &queued);
+	KUNIT_EXPECT_FALSE(test, queued);
+	KUNIT_EXPECT_EQ(test, mq->nr_heirs, target);
+	KUNIT_EXPECT_EQ(test, btracker_nr_demotions_queued(mq->bg_work), target);
+	KUNIT_EXPECT_EQ(test, run_background_work(mq, false, true, NULL), 2u * target);
+	KUNIT_EXPECT_EQ(test, residency(mq), nr);
+}
+
+/*
+ * A winner cached by other means while it waits (a whole-block write
+ * into a block an invalidation freed) is not promoted a second time
+ * when its demotion ends.
+ */
+static void smq_test_heir_cached_meanwhile(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 16, 4096, false);
+	struct policy_work *demotion, *work;
+	dm_cblock_t cblock, other;
+
+	load_mappings(test, mq, 16, 0, false, 0);
+	__smq_tick(mq, jiffies + 1);
+	queue_promotion(mq, to_oblock(100), NR_LEVELS - 1, NULL, NULL, NULL);
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &demotion));
+	KUNIT_ASSERT_EQ(test, demotion->op, POLICY_DEMOTE);
+	other = to_cblock((from_cblock(demotion->cblock) + 1) % 16);
+	KUNIT_ASSERT_EQ(test, 0, smq_invalidate_mapping(&mq->policy, other));
+
+	smq_lookup_with_work(&mq->policy, to_oblock(100), &cblock, WRITE, true, &work);
+	KUNIT_ASSERT_NOT_NULL(test, work);
+	KUNIT_EXPECT_EQ(test, work->op, POLICY_PROMOTE);
+	smq_complete_background_work(&mq->policy, work, true);
+
+	smq_complete_background_work(&mq->policy, demotion, true);
+	KUNIT_EXPECT_EQ(test, mq->nr_heirs, 0u);
+	KUNIT_EXPECT_NE(test, 0, smq_get_background_work(&mq->policy, false, &work));
+	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 100, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, residency(mq), 15u);
 }
 
 /*
@@ -1861,10 +2064,12 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_hit_bits),
 	KUNIT_CASE(smq_test_promote_levels),
 	KUNIT_CASE(smq_test_sketch),
+	KUNIT_CASE(smq_test_sketch_exact),
 	KUNIT_CASE(smq_test_sketch_counters),
 	KUNIT_CASE(smq_test_should_promote),
 	KUNIT_CASE(smq_test_ghosts),
 	KUNIT_CASE(smq_test_ghost_reach),
+	KUNIT_CASE(smq_test_regrets),
 	KUNIT_CASE(smq_test_payoff),
 	KUNIT_CASE(smq_test_churn),
 	KUNIT_CASE(smq_test_admission),
@@ -1887,6 +2092,9 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_wide_origin),
 	KUNIT_CASE(smq_test_wide_heir),
 	KUNIT_CASE(smq_test_heirs),
+	KUNIT_CASE(smq_test_invalidate_demotion),
+	KUNIT_CASE(smq_test_free_target),
+	KUNIT_CASE(smq_test_heir_cached_meanwhile),
 	KUNIT_CASE(smq_test_wide_ghosts),
 	KUNIT_CASE_SLOW(smq_test_large_cache),
 	KUNIT_CASE(smq_test_cleaner),
