@@ -51,6 +51,7 @@ struct target {
 	int64_t mapped[MAX_CBLOCKS];	/* oblock, or -1 */
 	bool dirty[MAX_CBLOCKS];
 	struct policy_work *issued[MAX_WORK];
+	bool cleaned[MAX_WORK];		/* copied and marked clean, not yet completed */
 	unsigned int nr_issued;
 	unsigned int nr_cblocks;
 	bool wide;
@@ -181,15 +182,35 @@ static void check_invariants(struct target *t)
 	free(seen);
 }
 
+static void issue(struct target *t, struct policy_work *w)
+{
+	t->cleaned[t->nr_issued] = false;
+	t->issued[t->nr_issued++] = w;
+}
+
+/*
+ * A writeback or demotion has copied its block: the target marks it
+ * clean, and other lookups may run before it completes the work.
+ */
+static void mark_clean(struct target *t, unsigned int k)
+{
+	unsigned int cb = from_cblock(t->issued[k]->cblock);
+
+	t->dirty[cb] = false;
+	smq_clear_dirty(&t->mq->policy, to_cblock(cb));
+	t->cleaned[k] = true;
+}
+
 /* mg_complete(), success or failure. */
 static void complete(struct target *t, unsigned int k, bool success)
 {
 	struct policy_work *w = t->issued[k], copy = *w;	/* freed on completion */
 	unsigned int cb = from_cblock(w->cblock);
-	bool was_mapped = t->mapped[cb] >= 0, want, kept;
+	bool was_mapped = t->mapped[cb] >= 0, want, kept, cleaned = t->cleaned[k];
 	struct smq_entry *e;
 
 	t->issued[k] = t->issued[--t->nr_issued];
+	t->cleaned[k] = t->cleaned[t->nr_issued];
 	switch (w->op) {
 	case POLICY_PROMOTE:
 		CHECK(!was_mapped, "promotion into mapped cache block %u", cb);
@@ -201,7 +222,7 @@ static void complete(struct target *t, unsigned int k, bool success)
 		}
 		break;
 	case POLICY_DEMOTE:
-		if (success) {
+		if (success && !cleaned) {
 			t->dirty[cb] = false;
 			smq_clear_dirty(&t->mq->policy, to_cblock(cb));
 		}
@@ -210,7 +231,7 @@ static void complete(struct target *t, unsigned int k, bool success)
 			t->mapped[cb] = -1;
 		break;
 	case POLICY_WRITEBACK:
-		if (success) {
+		if (success && !cleaned) {
 			t->dirty[cb] = false;
 			smq_clear_dirty(&t->mq->policy, to_cblock(cb));
 		}
@@ -298,7 +319,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				if (r == -ENOENT && w) {
 					CHECK(from_oblock(w->oblock) == ob, "overwrite of another block");
 					CHECK(t.nr_issued < MAX_WORK, "too much work");
-					t.issued[t.nr_issued++] = w;
+					issue(&t, w);
 					/* the overwrite: promoted, then dirty */
 					cb = w->cblock;
 					complete(&t, t.nr_issued - 1, !(flags & 4));
@@ -346,14 +367,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					      t.looked_up[from_origin(&t, from_oblock(w->oblock))],
 					      "promotion of oblock %llu, never looked up",
 					      (unsigned long long)from_oblock(w->oblock));
-				t.issued[t.nr_issued++] = w;
+				issue(&t, w);
 			}
 			break;
 		}
-		case 5:				/* a migration ends */
-			if (t.nr_issued)
-				complete(&t, next_byte(&in) % t.nr_issued, next_byte(&in) % 4);
+		case 5: {			/* a migration ends, or has copied its block */
+			unsigned int k, how;
+
+			if (!t.nr_issued)
+				break;
+			k = next_byte(&in) % t.nr_issued;
+			how = next_byte(&in) % 8;
+			if (how >= 4 && !t.cleaned[k] && t.issued[k]->op != POLICY_PROMOTE)
+				mark_clean(&t, k);
+			else
+				complete(&t, k, t.cleaned[k] || how % 4);
 			break;
+		}
 		case 6: {			/* passthrough write or message: invalidate */
 			unsigned int cb = next_byte(&in) % (MAX_CBLOCKS + 1);
 			int r = smq_invalidate_mapping(&t.mq->policy, to_cblock(cb));

@@ -1201,10 +1201,21 @@ static void smq_test_victims(struct kunit *test)
 	current_victim(mq, &freq);
 	KUNIT_EXPECT_EQ(test, mq->victim_uses, 0u);
 
-	/* a kept pick made dirty, or invalidated, is picked no more */
+	/*
+	 * A kept pick made dirty, or invalidated, is picked no more; nor is
+	 * one whose writeback has copied it (the target marks it clean
+	 * before it completes the work, and lookups may come in between).
+	 */
 	v = current_victim(mq, &freq);
 	KUNIT_ASSERT_NOT_NULL(test, v);
 	smq_set_dirty(&mq->policy, infer_cblock(mq, v));
+	KUNIT_EXPECT_PTR_NE(test, current_victim(mq, &freq), v);
+	KUNIT_EXPECT_EQ(test, mq->victim_uses, 0u);
+	v = current_victim(mq, &freq);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	smq_set_dirty(&mq->policy, infer_cblock(mq, v));
+	KUNIT_ASSERT_TRUE(test, queue_background_work(mq, v, POLICY_WRITEBACK));
+	smq_clear_dirty(&mq->policy, infer_cblock(mq, v));
 	KUNIT_EXPECT_PTR_NE(test, current_victim(mq, &freq), v);
 	KUNIT_EXPECT_EQ(test, mq->victim_uses, 0u);
 	v = current_victim(mq, &freq);
@@ -1725,6 +1736,7 @@ static void smq_test_hints(struct kunit *test)
 {
 	struct smq_policy *mq = make_policy(test, 70, 4096, false);
 	unsigned int i;
+	u64 levels;
 
 	for (i = 0; i < 64; i++)
 		KUNIT_ASSERT_EQ(test, load(mq, 500 + i, i, i & 1, i, true), 0);
@@ -1739,6 +1751,16 @@ static void smq_test_hints(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, residency(mq), 66u);
 	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, 32u);
 	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, 34u);
+
+	/* blocks loaded without a hint are spread over the levels */
+	mq = make_policy(test, 256, 4096, false);
+	for (i = 0; i < 256; i++)
+		KUNIT_ASSERT_EQ(test, load(mq, i, i, false, 0, false), 0);
+	for (i = 0, levels = 0; i < 256; i++)
+		levels |= BIT_ULL(smq_get_hint(&mq->policy, to_cblock(i)));
+	for (i = 0; levels; levels &= levels - 1)
+		i++;
+	KUNIT_EXPECT_GE(test, i, 32u);
 }
 
 static void smq_test_invalidate(struct kunit *test)
