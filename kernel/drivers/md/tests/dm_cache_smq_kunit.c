@@ -347,6 +347,67 @@ static void hash_case(struct kunit *test, bool wide)
 	space_exit(&es);
 }
 
+/*
+ * A climbing entry swaps with the oldest of its new level not hit in this
+ * period itself, so that entries hit alike cannot push each other down.
+ */
+static void smq_test_swap_partner(struct kunit *test)
+{
+	struct smq_space es;
+	struct smq_queue *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	struct smq_hit_bits hits;
+	struct smq_entry *a, *b, *c;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_EQ(test, 0, space_init(&es, 4, false));
+	KUNIT_ASSERT_EQ(test, 0, hit_bits_init(&hits, 4));
+	q_init(q, &es, NR_LEVELS);
+	q->hits = &hits;
+	a = to_entry(&es, 0);
+	b = to_entry(&es, 1);
+	c = to_entry(&es, 2);
+	a->level = 3;
+	b->level = 4;
+	c->level = 4;
+	q_push(q, a);
+	q_push(q, b);
+	q_push(q, c);
+
+	hit_bits_test_and_set(&hits, to_index(&es, b));
+	q_requeue(q, a, 1);
+	KUNIT_EXPECT_EQ(test, (unsigned int)b->level, 4u);
+	KUNIT_EXPECT_EQ(test, (unsigned int)c->level, 3u);
+	KUNIT_EXPECT_EQ(test, q->qs[4].nr_elts, 2u);
+	hit_bits_exit(&hits);
+	space_exit(&es);
+}
+
+/*
+ * A hotspot block climbs the level jump at its first miss in a period
+ * and not at the others; the period's end lets it climb again.
+ */
+static void smq_test_hotspot_climb(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 64, 1u << 16, false);
+	struct smq_entry *e;
+
+	mq->hotspot_level_jump = 4;
+	e = update_hotspot_queue(mq, to_oblock(0));
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, 0u);
+	KUNIT_ASSERT_PTR_EQ(test, update_hotspot_queue(mq, to_oblock(0)), e);
+	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, 4u);
+	update_hotspot_queue(mq, to_oblock(0));
+	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, 4u);
+
+	/* not yet the end of the longer period that rebalances the levels */
+	mq->hotspot_period_end = mq->lookups + hotspot_period(mq);
+	end_hotspot_period(mq);
+	mq->hotspot_level_jump = 2;
+	update_hotspot_queue(mq, to_oblock(0));
+	KUNIT_EXPECT_EQ(test, (unsigned int)e->level, 6u);
+}
+
 static void smq_test_hash(struct kunit *test)
 {
 	hash_case(test, false);
@@ -2081,6 +2142,8 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_queue_redistribute),
 	KUNIT_CASE(smq_test_redistribute_bounded),
 	KUNIT_CASE(smq_test_requeue),
+	KUNIT_CASE(smq_test_swap_partner),
+	KUNIT_CASE(smq_test_hotspot_climb),
 	KUNIT_CASE(smq_test_hash),
 	KUNIT_CASE(smq_test_allocator),
 	KUNIT_CASE(smq_test_hit_bits),
