@@ -1793,6 +1793,34 @@ static void smq_test_sentinels(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, q_peek(&mq->clean, NR_LEVELS, false));
 }
 
+/*
+ * Busy, a writeback is queued only for a dirty block of the lower half
+ * idle for a writeback period (ahead of the sentinels); finding none, the
+ * policy says so until the sentinels move.  Idle, any dirty block goes.
+ */
+static void smq_test_busy_writeback(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 4, 4096, false);
+
+	/* keep redistribution out of this test */
+	mq->cache_period_end = mq->lookups + (1u << 30);
+	/* idle, but in the upper half */
+	load_mappings(test, mq, 2, 0, true, NR_LEVELS - 1);
+	KUNIT_EXPECT_FALSE(test, queue_writeback(mq, false));
+	KUNIT_EXPECT_TRUE(test, mq->no_idle_dirty);
+
+	/* in the lower half, but dirtied just now: behind the sentinels */
+	KUNIT_ASSERT_EQ(test, load(mq, 2, 2, false, 0, true), 0);
+	smq_set_dirty(&mq->policy, to_cblock(2));
+	mq->no_idle_dirty = false;
+	KUNIT_EXPECT_FALSE(test, queue_writeback(mq, false));
+	KUNIT_EXPECT_TRUE(test, mq->no_idle_dirty);
+	KUNIT_EXPECT_EQ(test, btracker_nr_writebacks_queued(mq->bg_work), 0u);
+
+	KUNIT_EXPECT_TRUE(test, queue_writeback(mq, true));
+	KUNIT_EXPECT_EQ(test, btracker_nr_writebacks_queued(mq->bg_work), 1u);
+}
+
 static void smq_test_hints(struct kunit *test)
 {
 	struct smq_policy *mq = make_policy(test, 70, 4096, false);
@@ -1899,8 +1927,11 @@ static void smq_test_bad_input(struct kunit *test)
 	smq_destroy(&mq_alias->policy);
 }
 
-/* Exercise a policy of odd proportions through fill, hit and eviction. */
-static void churn(struct kunit *test, struct smq_policy *mq, u64 nr_oblocks)
+/*
+ * Exercise a policy of odd proportions through fill, hit and eviction,
+ * each lookup 7 blocks after the last; returns the hits.
+ */
+static unsigned int churn(struct kunit *test, struct smq_policy *mq, u64 nr_oblocks)
 {
 	unsigned long now = jiffies;
 	unsigned int i, hits = 0;
@@ -1916,6 +1947,7 @@ static void churn(struct kunit *test, struct smq_policy *mq, u64 nr_oblocks)
 	}
 	KUNIT_EXPECT_LE(test, residency(mq), from_cblock(mq->cache_size));
 	KUNIT_EXPECT_LE(test, (u64)residency(mq), nr_oblocks);
+	return hits;
 }
 
 static void smq_test_odd_sizes(struct kunit *test)
@@ -1923,18 +1955,18 @@ static void smq_test_odd_sizes(struct kunit *test)
 	struct smq_policy *mq;
 	dm_cblock_t cblock;
 
-	/* one cache block */
-	churn(test, make_policy(test, 1, 4096, false), 4096);
-	/* an origin smaller than one hotspot block */
+	/* one cache block, 4,000 blocks each looked up once */
+	KUNIT_EXPECT_EQ(test, churn(test, make_policy(test, 1, 4096, false), 4096), 0u);
+	/* an origin smaller than one hotspot block: all but first sights hit */
 	mq = make_policy(test, 16, 3, false);
 	KUNIT_EXPECT_EQ(test, mq->hotspot_block_shift, 0u);
-	churn(test, mq, 3);
+	KUNIT_EXPECT_EQ(test, churn(test, mq, 3), 4000u - 3u);
 	/* a cache larger than the origin */
 	mq = make_policy(test, 1024, 100, false);
-	churn(test, mq, 100);
+	KUNIT_EXPECT_EQ(test, churn(test, mq, 100), 4000u - 100u);
 	KUNIT_EXPECT_LE(test, mq->nr_hotspot_blocks, 100u);
 	/* no cache at all */
-	churn(test, make_policy(test, 0, 4096, false), 4096);
+	KUNIT_EXPECT_EQ(test, churn(test, make_policy(test, 0, 4096, false), 4096), 0u);
 
 	mq = __smq_create(to_cblock(SMQ_MAX_CACHE_BLOCKS + 1), (u64)SMQ_MAX_CACHE_BLOCKS * 128,
 			  64, false, true, false);
@@ -2170,6 +2202,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_background_work),
 	KUNIT_CASE(smq_test_demotion_refused),
 	KUNIT_CASE(smq_test_sentinels),
+	KUNIT_CASE(smq_test_busy_writeback),
 	KUNIT_CASE(smq_test_hints),
 	KUNIT_CASE(smq_test_invalidate),
 	KUNIT_CASE(smq_test_bad_input),
