@@ -164,11 +164,11 @@ def summarise_vs_tree(rows, title, suffix, report, results, bounds=None):
                      if policy in p and p['tree'][key]]
             if not ratio:
                 continue
+            n_above = sum(x > 1.0 for x in ratio)
             if (policy, key) == ('ours', 'slow'):
-                above = sum(x > 1.0 for x in ratio)
+                above = n_above
             report.append('| %s | %s | %.3f | %.3f | %d of %d |' %
-                          (policy, label, geomean(ratio), max(ratio),
-                           sum(x > 1.0 for x in ratio), len(ratio)))
+                          (policy, label, geomean(ratio), max(ratio), n_above, len(ratio)))
             results.append(('geomean_%s_ratio%s.%s_vs_tree' % (name, suffix, policy),
                             geomean(ratio)))
     for i, name, label in ((0, 'floor', 'floor'), (1, 'plan', 'clairvoyant plan')):

@@ -174,6 +174,13 @@ static unsigned int run_migrations(struct core *c, bool idle, unsigned int max)
 	return n;
 }
 
+/* Move the model's clock, and the policy's jiffies with it, to @us. */
+static void set_clock(struct core *c, uint64_t us)
+{
+	c->now_us = us;
+	set_time(us);
+}
+
 /*
  * End the migrations due by @until_us, the clock at each one's end.  Each
  * end wakes the worker (mg_complete()), which starts whatever the policy
@@ -186,8 +193,7 @@ static void land_migrations(struct core *c, uint64_t until_us)
 
 	while (c->first < c->last && c->flights[c->first].end_us <= until_us) {
 		f = c->flights[c->first++];
-		set_time(f.end_us);
-		c->now_us = f.end_us;
+		set_clock(c, f.end_us);
 		complete_work(c, f.op, false);
 		run_migrations(c, false, ~0u);
 	}
@@ -205,16 +211,14 @@ static void run_waker_until(struct core *c, uint64_t now_us)
 
 	while (c->next_waker_us <= now_us) {
 		land_migrations(c, c->next_waker_us);
-		c->now_us = c->next_waker_us;
-		set_time(c->now_us);
+		set_clock(c, c->next_waker_us);
 		policy_tick(c->p, true);
 		if (c->next_waker_us >= c->last_io_us + US_PER_S && per_second)
 			run_migrations(c, true, per_second);
 		c->next_waker_us += US_PER_S;
 	}
 	land_migrations(c, now_us);
-	c->now_us = now_us;
-	set_time(now_us);
+	set_clock(c, now_us);
 }
 
 static void map_block(struct core *c, dm_oblock_t ob, bool write, bool whole)

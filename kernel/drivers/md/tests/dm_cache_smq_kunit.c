@@ -261,24 +261,31 @@ static void smq_test_redistribute_bounded(struct kunit *test)
 				mq->clean.target_count[level]);
 }
 
+/*
+ * A queue over @es of entry 0 at level 3, then 1 and 2 at level 4, in
+ * that order (1 the oldest of level 4).
+ */
+static struct smq_queue *three_entry_queue(struct kunit *test, struct smq_space *es)
+{
+	static const unsigned int levels[] = { 3, 4, 4 };
+	struct smq_queue *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_EQ(test, 0, space_init(es, 4, false));
+	q_init(q, es, NR_LEVELS);
+	for (i = 0; i < ARRAY_SIZE(levels); i++) {
+		to_entry(es, i)->level = levels[i];
+		q_push(q, to_entry(es, i));
+	}
+	return q;
+}
+
 static void smq_test_requeue(struct kunit *test)
 {
 	struct smq_space es;
-	struct smq_queue *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
-	struct smq_entry *a, *b, *c;
-
-	KUNIT_ASSERT_NOT_NULL(test, q);
-	KUNIT_ASSERT_EQ(test, 0, space_init(&es, 4, false));
-	q_init(q, &es, NR_LEVELS);
-	a = to_entry(&es, 0);
-	b = to_entry(&es, 1);
-	c = to_entry(&es, 2);
-	a->level = 3;
-	b->level = 4;
-	c->level = 4;
-	q_push(q, a);
-	q_push(q, b);
-	q_push(q, c);
+	struct smq_queue *q = three_entry_queue(test, &es);
+	struct smq_entry *a = to_entry(&es, 0), *b = to_entry(&es, 1), *c = to_entry(&es, 2);
 
 	/* a swaps with b, the oldest of level 4: sizes are kept */
 	q_requeue(q, a, 1);
@@ -354,25 +361,12 @@ static void hash_case(struct kunit *test, bool wide)
 static void smq_test_swap_partner(struct kunit *test)
 {
 	struct smq_space es;
-	struct smq_queue *q = kunit_kzalloc(test, sizeof(*q), GFP_KERNEL);
+	struct smq_queue *q = three_entry_queue(test, &es);
+	struct smq_entry *a = to_entry(&es, 0), *b = to_entry(&es, 1), *c = to_entry(&es, 2);
 	struct smq_hit_bits hits;
-	struct smq_entry *a, *b, *c;
 
-	KUNIT_ASSERT_NOT_NULL(test, q);
-	KUNIT_ASSERT_EQ(test, 0, space_init(&es, 4, false));
 	KUNIT_ASSERT_EQ(test, 0, hit_bits_init(&hits, 4));
-	q_init(q, &es, NR_LEVELS);
 	q->hits = &hits;
-	a = to_entry(&es, 0);
-	b = to_entry(&es, 1);
-	c = to_entry(&es, 2);
-	a->level = 3;
-	b->level = 4;
-	c->level = 4;
-	q_push(q, a);
-	q_push(q, b);
-	q_push(q, c);
-
 	hit_bits_test_and_set(&hits, to_index(&es, b));
 	q_requeue(q, a, 1);
 	KUNIT_EXPECT_EQ(test, (unsigned int)b->level, 4u);
@@ -528,20 +522,26 @@ static void smq_test_sketch(struct kunit *test)
 	sketch_exit(&s);
 }
 
+static bool counters_distinct(const struct sketch_slot *slot)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < SKETCH_DEPTH; i++)
+		for (j = 0; j < i; j++)
+			if (slot->shift[i] == slot->shift[j])
+				return false;
+	return true;
+}
+
 /* A block whose four counters are four different nibbles. */
 static u64 block_with_distinct_counters(struct smq_sketch *s, struct sketch_slot *slot)
 {
 	u64 b;
-	unsigned int i, j;
 
 	for (b = 1;; b++) {
 		sketch_locate(s, b, slot);
-		for (i = 0; i < SKETCH_DEPTH; i++)
-			for (j = 0; j < i; j++)
-				if (slot->shift[i] == slot->shift[j])
-					goto next;
-		return b;
-next:;
+		if (counters_distinct(slot))
+			return b;
 	}
 }
 
@@ -782,16 +782,16 @@ static void smq_test_ghost_reach(struct kunit *test)
 }
 
 /*
- * Look @oblock up @n times, each after a block never seen before, so
+ * Look @oblock up @n times, each after a block never seen before (the
+ * count of lookups so far, above 2^19, is a new block every time), so
  * that each counts and nothing else is counted twice.
  */
 static void look_up_counted(struct smq_policy *mq, u64 oblock, unsigned int n)
 {
-	static u64 other = 1u << 19;
 	dm_cblock_t cblock;
 
 	while (n--) {
-		lookup(mq, other++, READ, &cblock);
+		lookup(mq, (1u << 19) + mq->lookups, READ, &cblock);
 		lookup(mq, oblock, READ, &cblock);
 	}
 }
@@ -1660,6 +1660,23 @@ static void smq_test_heirs(struct kunit *test)
 }
 
 /*
+ * A full cache of 16 clean blocks in which block 100 won one: returns
+ * the demotion it queued, issued.
+ */
+static struct policy_work *winner_waiting(struct kunit *test, struct smq_policy *mq)
+{
+	struct policy_work *work;
+
+	load_mappings(test, mq, 16, 0, false, 0);
+	__smq_tick(mq, jiffies + 1);
+	queue_promotion(mq, to_oblock(100), NR_LEVELS - 1, NULL, NULL, NULL);
+	KUNIT_ASSERT_EQ(test, mq->nr_heirs, 1u);
+	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
+	KUNIT_ASSERT_EQ(test, work->op, POLICY_DEMOTE);
+	return work;
+}
+
+/*
  * A block invalidated while its demotion runs was discarded: it leaves
  * when the demotion ends, even a failed one, and the winner waiting for
  * a block gets that one.
@@ -1670,12 +1687,7 @@ static void smq_test_invalidate_demotion(struct kunit *test)
 	struct policy_work *work;
 	dm_cblock_t cblock, freed;
 
-	load_mappings(test, mq, 16, 0, false, 0);
-	__smq_tick(mq, jiffies + 1);
-	queue_promotion(mq, to_oblock(100), NR_LEVELS - 1, NULL, NULL, NULL);
-	KUNIT_ASSERT_EQ(test, mq->nr_heirs, 1u);
-	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
-	KUNIT_ASSERT_EQ(test, work->op, POLICY_DEMOTE);
+	work = winner_waiting(test, mq);
 	freed = work->cblock;
 	KUNIT_EXPECT_EQ(test, 0, smq_invalidate_mapping(&mq->policy, freed));
 	smq_complete_background_work(&mq->policy, work, false);
@@ -1728,11 +1740,7 @@ static void smq_test_heir_cached_meanwhile(struct kunit *test)
 	struct policy_work *demotion, *work;
 	dm_cblock_t cblock, other;
 
-	load_mappings(test, mq, 16, 0, false, 0);
-	__smq_tick(mq, jiffies + 1);
-	queue_promotion(mq, to_oblock(100), NR_LEVELS - 1, NULL, NULL, NULL);
-	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &demotion));
-	KUNIT_ASSERT_EQ(test, demotion->op, POLICY_DEMOTE);
+	demotion = winner_waiting(test, mq);
 	other = to_cblock((from_cblock(demotion->cblock) + 1) % 16);
 	KUNIT_ASSERT_EQ(test, 0, smq_invalidate_mapping(&mq->policy, other));
 
@@ -1847,9 +1855,7 @@ static void smq_test_hints(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, load(mq, i, i, false, 0, false), 0);
 	for (i = 0, levels = 0; i < 256; i++)
 		levels |= BIT_ULL(smq_get_hint(&mq->policy, to_cblock(i)));
-	for (i = 0; levels; levels &= levels - 1)
-		i++;
-	KUNIT_EXPECT_GE(test, i, 32u);
+	KUNIT_EXPECT_GE(test, hweight64(levels), 32u);
 }
 
 static void smq_test_invalidate(struct kunit *test)
