@@ -62,6 +62,46 @@ def parse_data(text):
     return rows
 
 
+def parse_swaps(text):
+    """SWAPS lines (replay --audit), by trace, size and policy."""
+    return {(f[1], f[2], f[3]): dict(swaps=int(f[4]), paid=int(f[5]), won=int(f[6]),
+                                     lost=int(f[7]), copies=int(f[8]))
+            for f in (line.split() for line in text.splitlines()) if f and f[0] == 'SWAPS'}
+
+
+def swaps_table(swaps, cells, title):
+    """What each smq's promotions into a full cache bought, cell by cell,
+    and in all (the report's text says how; harness/audit.c settles them)."""
+    lines = ['### What promotions into a full cache bought, %s\n' % title,
+             'A swap is a promotion paired with the demotion that freed its block. Its net '
+             'is the hits the promoted block served until it left, less the accesses to the '
+             'demoted block over the same span, less the copy (harness/audit.c): positive, '
+             'the swap saved slow-device I/O.\n',
+             '| trace | size | ours: swaps | paid | net per swap | tree: swaps | paid |'
+             ' net per swap |', '|---|---|---:|---:|---:|---:|---:|---:|']
+    total = {}
+    for trace, size in cells:
+        row = ['%s | %s' % (trace, size)]
+        for p in ('ours', 'tree'):
+            a = swaps.get((trace, size, p))
+            if not a or not a['swaps']:
+                row.append('0 | | ')
+                continue
+            net = a['won'] - a['lost'] - a['copies']
+            t = total.setdefault(p, [0, 0, 0])
+            t[0] += a['swaps']
+            t[1] += a['paid']
+            t[2] += net
+            row.append('%d | %.0f %% | %+.2f' % (a['swaps'], 100.0 * a['paid'] / a['swaps'],
+                                                net / a['swaps']))
+        lines.append('| ' + ' | '.join(row) + ' |')
+    lines.append('')
+    for p, (n, paid, net) in sorted(total.items()):
+        lines.append('- %s: %d swaps, %.0f %% paid, %+d slow-device I/Os net in all' %
+                     (p, n, 100.0 * paid / n, net))
+    return '\n'.join(lines) + '\n'
+
+
 def geomean(xs):
     xs = [x for x in xs if x > 0]
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float('nan')
@@ -216,15 +256,17 @@ def main():
 
     all_rows = []
     bounds = {}
+    swaps = {}
     generated = set()
     for path, extra in traces:
         # the floor takes seconds a trace: only for the real traces, the
         # ones it is reported for
         real = not path.startswith('gen:')
-        out = replay(extra + (['--policies', ','.join(POLICIES + ['bound'])] if real else [])
-                     + [path])
+        out = replay(extra + ['--audit'] +
+                     (['--policies', ','.join(POLICIES + ['bound'])] if real else []) + [path])
         rows = parse_data(out)
         bounds.update(parse_bounds(out))
+        swaps.update(parse_swaps(out))
         name = rows[0]['trace']
         if not real:
             generated.add(name)
@@ -252,6 +294,9 @@ def main():
              [r for r in all_rows if r['trace'] in generated])):
         summarise_vs_tree(rows, title, suffix, report, results,
                           bounds if not suffix else None)
+        cells = sorted({(r['trace'], r['size']) for r in rows},
+                       key=lambda c: (c[0], int(c[1].rstrip('pct'))))
+        report.append(swaps_table(swaps, cells, title))
 
     # memory per cache block at 1M blocks
     mem = subprocess.run([REPLAY, '--memory', str(1 << 20)], capture_output=True, text=True,

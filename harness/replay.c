@@ -50,9 +50,22 @@ static void usage(FILE *f)
 		"  --longest-tick N      print the longest tick of each policy (ms) while a\n"
 		"                        cache of N blocks fills, and reading on from full\n"
 		"  --hot-below N         also print the hit ratio of blocks below N (the hot set)\n"
+		"  --audit               also print what ours' and tree's promotions into a\n"
+		"                        full cache bought (SWAPS: swaps, those that paid,\n"
+		"                        the promoted blocks' hits until demoted, the\n"
+		"                        demoted blocks' accesses over the same spans, copies)\n"
 		"  --export FILE         write the (one) trace's requests to FILE for the\n"
 		"                        guest's blkreplay, and replay nothing\n"
 		"  -v                    show the policies' kernel messages\n");
+}
+
+/* What @policy's swaps bought, as --audit prints it (see audit.c). */
+static void print_swaps(const char *trace, const char *label, const char *policy,
+			const struct swap_audit *a)
+{
+	printf("SWAPS %s %s %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+	       trace, label, policy, a->swaps, a->paid, a->winner_hits, a->victim_hits,
+	       a->copies);
 }
 
 /*
@@ -163,7 +176,7 @@ int main(int argc, char **argv)
 		{ "migration-threshold", 1, 0, 'M' }, { "copy-us", 1, 0, 'u' },
 		{ "windows", 1, 0, 'w' }, { "gen-requests", 1, 0, 'R' }, { "gen-blocks", 1, 0, 'B' },
 		{ "seed", 1, 0, 'S' }, { "data", 0, 0, 'd' }, { "memory", 1, 0, 'Y' },
-		{ "longest-tick", 1, 0, 'K' }, { "hot-below", 1, 0, 'H' },
+		{ "longest-tick", 1, 0, 'K' }, { "hot-below", 1, 0, 'H' }, { "audit", 0, 0, 'A' },
 		{ "export", 1, 0, 'E' }, { "lead-us", 1, 0, 'L' }, { "migration-us", 1, 0, 'G' },
 		{ "help", 0, 0, 'h' }, { 0 }
 	};
@@ -217,6 +230,7 @@ int main(int argc, char **argv)
 		case 'Y': memory_blocks = strtoull(optarg, NULL, 10); break;
 		case 'K': tick_blocks = strtoull(optarg, NULL, 10); break;
 		case 'H': cfg.hot_below = strtoull(optarg, NULL, 10); break;
+		case 'A': cfg.audit = true; break;
 		case 'E': export = optarg; break;
 		case 'v': harness_verbose = 1; break;
 		case 'h': usage(stdout); return 0;
@@ -312,6 +326,8 @@ int main(int argc, char **argv)
 					       sim_miss_ratio(&st), sim_slow_io_per_access(&st),
 					       st.promotions, st.demotions, st.writebacks,
 					       st.unused_promotions);
+				if (cfg.audit && (!strcmp(ptok, "ours") || !strcmp(ptok, "tree")))
+					print_swaps(t.name, label, ptok, &st.audit);
 				if (cfg.hot_below)
 					printf("HOT %s %s %s %" PRIu64 " %.6f\n", t.name, label, ptok,
 					       st.hot_accesses,

@@ -21,6 +21,7 @@
 
 #include "shim.h"
 #include "dm-cache-policy-internal.h"
+#include "audit.h"
 #include "hashmap.h"
 #include "sim.h"
 
@@ -63,6 +64,7 @@ struct core {
 	size_t first, last, room;
 	int error;			/* no room for a migration in flight */
 	struct sim_stats *st;
+	struct swap_log *swaps;		/* with sim_config.audit */
 };
 
 
@@ -96,10 +98,13 @@ static void force_clear_dirty(struct core *c, dm_cblock_t cb)
 static void complete_work(struct core *c, struct policy_work *op, bool overwrite)
 {
 	dm_cblock_t cb = op->cblock;
+	uint64_t ob = from_oblock(op->oblock);
 
 	switch (op->op) {
 	case POLICY_PROMOTE:
 		policy_complete_background_work(c->p, op, true);
+		if (c->swaps && !c->error)
+			c->error = swap_log_promoted(c->swaps, ob, c->st->accesses, !overwrite);
 		/* A write that fills the block cost no copy: nothing to repay. */
 		c->unhit[from_cblock(cb)] = !overwrite;
 		if (overwrite) {
@@ -118,6 +123,8 @@ static void complete_work(struct core *c, struct policy_work *op, bool overwrite
 			c->st->writebacks++;
 		force_clear_dirty(c, cb);
 		policy_complete_background_work(c->p, op, true);
+		if (c->swaps && !c->error)
+			c->error = swap_log_demoted(c->swaps, ob, c->st->accesses);
 		break;
 	case POLICY_WRITEBACK:
 		c->st->writebacks++;
@@ -275,6 +282,7 @@ static int run_policy(const struct trace *t, const struct sim_config *cfg,
 	size_t before = harness_bytes_live;
 	uint64_t origin_blocks = t->max_block + 1;
 	struct core c = { .cfg = cfg, .st = st };
+	struct swap_log swaps;
 	uint64_t w_hits = 0, w_acc = 0;
 	size_t i, w = 0;
 	uint32_t b;
@@ -288,7 +296,9 @@ static int run_policy(const struct trace *t, const struct sim_config *cfg,
 	st->policy_bytes = harness_bytes_live - before;
 	c.dirty = calloc(cfg->cache_blocks + 1, 1);
 	c.unhit = calloc(cfg->cache_blocks + 1, 1);
-	if (!c.dirty || !c.unhit) {
+	if (cfg->audit && !swap_log_init(&swaps, cfg->cache_blocks))
+		c.swaps = &swaps;
+	if (!c.dirty || !c.unhit || (cfg->audit && !c.swaps)) {
 		r = -ENOMEM;
 		goto out;
 	}
@@ -327,8 +337,12 @@ static int run_policy(const struct trace *t, const struct sim_config *cfg,
 	 */
 	land_migrations(&c, UINT64_MAX);
 	r = c.error;
+	if (!r && c.swaps)
+		r = swap_log_settle(c.swaps, t, &st->audit);
 out:
 	dm_cache_policy_destroy(c.p);
+	if (c.swaps)
+		swap_log_free(c.swaps);
 	free(c.flights);
 	free(c.dirty);
 	free(c.unhit);

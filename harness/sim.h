@@ -48,6 +48,18 @@ struct sim_config {
 	uint64_t lead_us;		/* from the cache's creation to its first request */
 	uint64_t migration_us;		/* from a migration's start to its end; 0: at once */
 	uint64_t hot_below;		/* blocks below this are the hot set; 0: none */
+	bool audit;			/* settle the swaps of ours or tree (audit.c) */
+};
+
+/*
+ * What the promotions into a full cache bought (see audit.c): @swaps of
+ * them, @paid of which got more hits than their victims would have plus
+ * their copy; @winner_hits and @victim_hits summed over all, and @copies.
+ */
+struct swap_audit {
+	uint64_t swaps, paid;
+	uint64_t winner_hits, victim_hits;
+	uint64_t copies;
 };
 
 struct sim_stats {
@@ -60,6 +72,7 @@ struct sim_stats {
 	uint64_t lookups;
 	uint64_t hot_accesses, hot_hits;	/* of blocks below hot_below */
 	size_t policy_bytes;		/* allocated by the policy at creation */
+	struct swap_audit audit;	/* with sim_config.audit, ours and tree only */
 };
 
 static inline uint64_t sim_misses(const struct sim_stats *s)

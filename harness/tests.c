@@ -20,6 +20,7 @@
 
 #include "shim.h"
 #include "dm-cache-policy-internal.h"
+#include "audit.h"
 #include "sim.h"
 #include "trace.h"
 
@@ -872,6 +873,105 @@ static void test_migration_time(void)
  * second time activated with every block mapped; everything either
  * allocated is freed.  (How long the ticks take is for make bench.)
  */
+/*
+ * Settling by hand: accesses A B C A A B D B B A; the cache fills with A,
+ * then C leaves for B (a copy), A for D (a whole-block write), B leaves.
+ * B got two hits (5, 7) where C would have had none: paid.  D got none
+ * where A would have had one (9), free as D's copy was: not paid.
+ */
+static void test_swap_settle(void)
+{
+	struct swap_log log;
+	struct swap_audit a;
+	struct trace t;
+
+	make_trace(&t, "ABCAABDBBA", false);
+	if (!ok(!swap_log_init(&log, 2), "a swap log for 2 cache blocks")) {
+		trace_free(&t);
+		return;
+	}
+	ok(!swap_log_promoted(&log, 'A' - 'A', 1, true) && log.nr == 0,
+	   "a promotion into a free block is no swap");
+	ok(!swap_log_demoted(&log, 'C' - 'A', 3) && !swap_log_promoted(&log, 'B' - 'A', 3, true) &&
+	   !swap_log_demoted(&log, 'A' - 'A', 5) && !swap_log_promoted(&log, 'D' - 'A', 7, false) &&
+	   !swap_log_demoted(&log, 'B' - 'A', 8) && log.nr == 2,
+	   "each promotion takes the oldest block freed");
+	ok(log.swaps[0].victim == 'C' - 'A' && log.swaps[0].until == 8 &&
+	   log.swaps[1].victim == 'A' - 'A' && log.swaps[1].until == UINT64_MAX,
+	   "a swap ends when its winner leaves");
+	ok(!swap_log_settle(&log, &t, &a), "settled");
+	is_u64(a.swaps, 2, "swaps");
+	is_u64(a.paid, 1, "swaps that paid");
+	is_u64(a.winner_hits, 2, "winners' hits");
+	is_u64(a.victim_hits, 1, "victims' accesses while the winners stayed");
+	is_u64(a.copies, 1, "copies");
+	swap_log_free(&log);
+
+	/* more winners cached than cache blocks: some block left unannounced */
+	ok(!swap_log_init(&log, 1) && !swap_log_demoted(&log, 1, 0) &&
+	   !swap_log_promoted(&log, 2, 0, true) && !swap_log_demoted(&log, 3, 0) &&
+	   swap_log_promoted(&log, 4, 0, true) == -ENOSPC,
+	   "a log that cannot hold a cache's winners says so");
+	swap_log_free(&log);
+	trace_free(&t);
+}
+
+static struct swap_audit audit_run(const struct trace *t, const char *policy, uint64_t blocks,
+				   struct sim_stats *st)
+{
+	struct sim_config cfg = test_config(policy, blocks);
+
+	cfg.audit = true;
+	if (sim_run(t, &cfg, st))
+		memset(st, 0xff, sizeof(*st));
+	return st->audit;
+}
+
+/*
+ * The audit on replays: after a working-set shift, the blocks ours
+ * promotes into its full cache serve more hits than their victims would
+ * have, copies paid; under uniform accesses no block is worth more than
+ * another, and neither smq's swaps pay.  Each demotion of ours frees a
+ * block for a winner (with migrations that end at once).
+ */
+static void test_swap_audit(void)
+{
+	struct load_opts o = { .block_bytes = 4096, .rate = 1000, .volume = -1, .seed = 9,
+			       .gen_requests = 20000, .gen_blocks = 5000 };
+	static const char *const flavours[] = { "ours", "tree" };
+	struct swap_audit a;
+	struct sim_stats st;
+	struct trace t;
+	char err[256];
+	unsigned int i;
+
+	test_swap_settle();
+	if (!ok(!trace_generate(&t, "shift", &o, err, sizeof(err)), "shift generated"))
+		return;
+	a = audit_run(&t, "ours", 250, &st);
+	ok(a.swaps > 50 && a.swaps == st.demotions && a.copies == a.swaps,
+	   "ours: each of %" PRIu64 " demotions freed a block for a winner", a.swaps);
+	ok(a.winner_hits > a.victim_hits + a.copies && a.paid * 2 > a.swaps,
+	   "ours after a shift: winners hit %" PRIu64 " times, victims would have %" PRIu64
+	   " times, %" PRIu64 " of %" PRIu64 " swaps paid", a.winner_hits, a.victim_hits,
+	   a.paid, a.swaps);
+	trace_free(&t);
+
+	/* long enough for the tree's smq to swap too */
+	o.gen_requests = 100000;
+	if (!ok(!trace_generate(&t, "uniform", &o, err, sizeof(err)), "uniform generated"))
+		return;
+	for (i = 0; i < 2; i++) {
+		a = audit_run(&t, flavours[i], 500, &st);
+		ok(a.swaps > 100 && a.swaps <= st.demotions &&
+		   a.winner_hits <= a.victim_hits + a.copies,
+		   "%s under uniform accesses: %" PRIu64 " swaps, winners hit %" PRIu64
+		   " times, victims would have %" PRIu64 " times", flavours[i], a.swaps,
+		   a.winner_hits, a.victim_hits);
+	}
+	trace_free(&t);
+}
+
 static void test_longest_tick(void)
 {
 	static const char *const flavours[] = { "ours", "tree" };
@@ -905,6 +1005,7 @@ int main(int argc, char **argv)
 	test_export();
 	test_lead();
 	test_migration_time();
+	test_swap_audit();
 	test_longest_tick();
 	printf("1..%d\n", nr_tests);
 	printf("# harness unit tests: %d passed, %d failed\n", nr_tests - nr_failed, nr_failed);
