@@ -76,7 +76,8 @@ def swaps_table(swaps, cells, title):
              'A swap is a promotion paired with the demotion that freed its block. Its net '
              'is the hits the promoted block served until it left, less the accesses to the '
              'demoted block over the same span, less the copy (harness/audit.c): positive, '
-             'the swap saved slow-device I/O.\n',
+             'the swap saved slow-device I/O. The demoted block\'s hits are an estimate: had '
+             'it stayed, another block might have left in its place later.\n',
              '| trace | size | ours: swaps | paid | net per swap | tree: swaps | paid |'
              ' net per swap |', '|---|---|---:|---:|---:|---:|---:|---:|']
     total = {}
@@ -97,7 +98,7 @@ def swaps_table(swaps, cells, title):
         lines.append('| ' + ' | '.join(row) + ' |')
     lines.append('')
     for p, (n, paid, net) in sorted(total.items()):
-        lines.append('- %s: %d swaps, %.0f %% paid, %+d slow-device I/Os net in all' %
+        lines.append('- %s: %d swaps, %.0f %% paid, %+d slow-device I/Os saved in all' %
                      (p, n, 100.0 * paid / n, net))
     return '\n'.join(lines) + '\n'
 

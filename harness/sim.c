@@ -62,7 +62,7 @@ struct core {
 	unsigned int reqs_since_tick;
 	struct flight *flights;		/* [first, last) in flight */
 	size_t first, last, room;
-	int error;			/* no room for a migration in flight */
+	int error;			/* no room for a migration in flight or a swap */
 	struct sim_stats *st;
 	struct swap_log *swaps;		/* with sim_config.audit */
 };
