@@ -98,28 +98,25 @@ int swap_log_promoted(struct swap_log *log, uint64_t oblock, uint64_t now, bool 
 	return 0;
 }
 
-/* Accesses to the block of @pos (@n of them, ascending) in [@from, @until). */
-static uint64_t accesses_between(const uint64_t *pos, uint64_t n, uint64_t from, uint64_t until)
+/* The first of @pos (@n positions, ascending) at or after @at, as an index. */
+static uint64_t first_from(const uint64_t *pos, uint64_t n, uint64_t at)
 {
-	uint64_t lo = 0, hi = n, first, mid;
+	uint64_t lo = 0, hi = n, mid;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if (pos[mid] < from)
+		if (pos[mid] < at)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	first = lo;
-	hi = n;
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if (pos[mid] < until)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo - first;
+	return lo;
+}
+
+/* Accesses to the block of @pos (@n of them, ascending) in [@from, @until). */
+static uint64_t accesses_between(const uint64_t *pos, uint64_t n, uint64_t from, uint64_t until)
+{
+	return first_from(pos, n, until) - first_from(pos, n, from);
 }
 
 static void note_block(struct hashmap *ids, uint64_t block, uint32_t *nr)

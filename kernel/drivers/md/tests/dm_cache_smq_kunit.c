@@ -1552,11 +1552,7 @@ static void smq_test_background_work(struct kunit *test)
 
 	/* the freed block goes to the block that won it, not to the next miss */
 	KUNIT_EXPECT_EQ(test, residency(mq), 8u);
-	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
-	KUNIT_EXPECT_EQ(test, work->op, POLICY_PROMOTE);
-	KUNIT_EXPECT_EQ(test, from_oblock(work->oblock), 999ull);
-	KUNIT_EXPECT_EQ(test, from_cblock(work->cblock), from_cblock(promoted));
-	smq_complete_background_work(&mq->policy, work, true);
+	KUNIT_EXPECT_PTR_EQ(test, promote_queued(test, mq, 999, true), cblock_entry(mq, promoted));
 	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 999, READ, &cblock));
 }
 
@@ -1693,11 +1689,7 @@ static void smq_test_invalidate_demotion(struct kunit *test)
 	smq_complete_background_work(&mq->policy, work, false);
 	KUNIT_EXPECT_EQ(test, mq->nr_heirs, 0u);
 
-	KUNIT_ASSERT_EQ(test, 0, smq_get_background_work(&mq->policy, false, &work));
-	KUNIT_EXPECT_EQ(test, work->op, POLICY_PROMOTE);
-	KUNIT_EXPECT_EQ(test, from_oblock(work->oblock), 100ull);
-	KUNIT_EXPECT_EQ(test, from_cblock(work->cblock), from_cblock(freed));
-	smq_complete_background_work(&mq->policy, work, true);
+	KUNIT_EXPECT_PTR_EQ(test, promote_queued(test, mq, 100, true), cblock_entry(mq, freed));
 	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 100, READ, &cblock));
 	KUNIT_EXPECT_EQ(test, from_cblock(cblock), from_cblock(freed));
 	KUNIT_EXPECT_EQ(test, residency(mq), 16u);
