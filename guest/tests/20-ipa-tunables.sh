@@ -3,9 +3,10 @@
 # lab-needs: 6
 # The power allocator's tunables on the emulated SoC: defaults, writes,
 # bad writes refused with the value unchanged, and gains a user set
-# surviving a new sustainable power.
+# surviving a new sustainable power; an estimated sustainable power
+# following the devices that come and go.
 . /tests/lib.sh
-plan 17
+plan 22
 ok "emulated SoC with power_allocator" emul_setup governor=power_allocator sustainable_power=4500
 z=$(emul_zone)
 is "the zone uses power_allocator" "$(cat $z/policy)" power_allocator
@@ -29,3 +30,22 @@ echo "little=100 big=100 gpu=100" >$EMUL/load
 emul_run 20
 is "k_po a user set survives a new sustainable_power" "$(cat $z/k_po)" 333
 is "k_pu follows the new sustainable_power" "$(cat $z/k_pu)" $((2 * 3000 * 1024 / 10000))
+
+# A zone without a sustainable power: the estimate counts every device
+# bound, however late, and only while nobody wrote one.
+ok "emulated SoC without a sustainable power" emul_setup governor=power_allocator sustainable_power=0
+z=$(emul_zone)
+emul_run 1
+all=$(cat $z/sustainable_power)
+echo "unregister gpu" >$EMUL/actor
+emul_run 1
+less=$(cat $z/sustainable_power)
+ok "estimated again without the GPU ($all -> $less mW)" test "$less" -gt 0 -a "$less" -lt "$all"
+echo "register gpu" >$EMUL/actor
+emul_run 1
+is "and with it again" "$(cat $z/sustainable_power)" "$all"
+echo 2000 >$z/sustainable_power
+echo "unregister gpu" >$EMUL/actor
+emul_run 1
+is "a sustainable power a user wrote stays" "$(cat $z/sustainable_power)" 2000
+ok "the GPU registered again" sh -c "echo 'register gpu' > $EMUL/actor"

@@ -154,6 +154,8 @@ struct power_actor {
  * @prev_err: error of the previous update, for the derivative
  * @last_update_ns: when the controller last ran, 0 after a reset
  * @sustainable_power: the sustainable power the gains were estimated for
+ * @est_sustainable_power: the zone's sustainable power as we last
+ *	estimated it, 0 if it is the platform's or a user's
  * @equilibrium: what the zone has been seen to need beyond
  *	@sustainable_power to hold the desired temperature, mW fixed point;
  *	learnt near it and kept across resets
@@ -163,7 +165,8 @@ struct power_actor {
  * @est_k_i: the same for k_i
  * @trip_switch_on: first passive trip, or NULL if there is only one
  * @trip_max: last passive trip: the temperature controlled for
- * @total_weight: sum of the actors' weights; 0 weighs them equally
+ * @total_weight: sum of the actors' weights (a negative one counts as 0);
+ *	0 weighs them equally
  * @num_actors: entries of @power
  * @power: per-actor scratch space for an allocation
  */
@@ -174,13 +177,14 @@ struct power_allocator_params {
 	s64 prev_err;
 	u64 last_update_ns;
 	u32 sustainable_power;
+	u32 est_sustainable_power;
 	s64 equilibrium;
 	s32 est_k_po;
 	s32 est_k_pu;
 	s32 est_k_i;
 	const struct thermal_trip *trip_switch_on;
 	const struct thermal_trip *trip_max;
-	int total_weight;
+	u64 total_weight;
 	unsigned int num_actors;
 	struct power_actor *power;
 };
@@ -201,6 +205,12 @@ struct pid_terms {
 static bool power_actor_is_valid(struct thermal_instance *instance)
 {
 	return cdev_is_power_actor(instance->cdev);
+}
+
+/* sysfs takes any int as a weight: a negative one asks for no share. */
+static u32 instance_weight(const struct thermal_instance *instance)
+{
+	return max(instance->weight, 0);
 }
 
 static struct list_head *actor_list(struct power_allocator_params *params)
@@ -272,19 +282,24 @@ static void estimate_pid_constants(struct thermal_zone_params *tzp,
 
 /*
  * The sustainable power to use now: the zone's, or an estimate when it has
- * none; the gains follow any change, as far as nobody set them.
+ * none, which the zone then shows (as the old governor did); the gains
+ * follow any change, as far as nobody set them.
  */
 static u32 get_sustainable_power(struct thermal_zone_device *tz,
 				 struct power_allocator_params *params, int control_temp)
 {
 	u32 sustainable_power = tz->tzp->sustainable_power;
 
-	if (!sustainable_power)
+	if (!sustainable_power) {
 		sustainable_power = estimate_sustainable_power(params);
+		tz->tzp->sustainable_power = sustainable_power;
+		params->est_sustainable_power = sustainable_power;
+	} else if (sustainable_power != params->est_sustainable_power) {
+		params->est_sustainable_power = 0;
+	}
 
 	if (sustainable_power != params->sustainable_power) {
 		estimate_pid_constants(tz->tzp, params, sustainable_power, control_temp);
-		tz->tzp->sustainable_power = sustainable_power;
 		params->sustainable_power = sustainable_power;
 		params->equilibrium = 0;
 	}
@@ -410,6 +425,14 @@ static void learn_equilibrium(struct power_allocator_params *params,
 
 /*----------------------------------------------------------------*/
 
+/* @x / @d, rounded to the closest; @x + @d / 2 could wrap. */
+static u64 div_round_closest(u64 x, u64 d)
+{
+	u64 rem, q = div64_u64_rem(x, d, &rem);
+
+	return q + (rem >= d - rem);
+}
+
 /* The weights of @n actors, added up. */
 static u64 sum_of_weights(const struct power_actor *power, unsigned int n)
 {
@@ -428,7 +451,7 @@ static u64 sum_of_weights(const struct power_actor *power, unsigned int n)
  * Then give what actors cannot use, beyond their maximum, to the others
  * in proportion to how far below their maximum they are.
  */
-static void divvy_up_power(struct power_actor *power, unsigned int n, u32 total_weighted_req,
+static void divvy_up_power(struct power_actor *power, unsigned int n, u64 total_weighted_req,
 			   u32 power_range)
 {
 	u32 extra_power = 0, capped_extra_power = 0;
@@ -440,8 +463,8 @@ static void divvy_up_power(struct power_actor *power, unsigned int n, u32 total_
 		u64 share;
 
 		if (total_weighted_req)
-			share = DIV_ROUND_CLOSEST_ULL((u64)pa->weighted_req_power * power_range,
-						      total_weighted_req);
+			share = div_round_closest((u64)pa->weighted_req_power * power_range,
+						  total_weighted_req);
 		else if (total_weight)
 			share = div64_u64((u64)pa->weight * power_range, total_weight);
 		else
@@ -774,7 +797,7 @@ static bool held_by_zone(struct thermal_instance *instance, unsigned long state)
  * this zone holds back.
  */
 static unsigned int collect_actors(struct power_allocator_params *params, u32 *total_req,
-				   u32 *total_weighted_req, u32 *max_allocatable, u32 *demand,
+				   u64 *total_weighted_req, u32 *max_allocatable, u32 *demand,
 				   unsigned int *nr_held)
 {
 	struct thermal_instance *instance;
@@ -811,9 +834,11 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 								pa->max_power);
 			*nr_held += held_by_zone(instance, state);
 		}
-		weight = params->total_weight ? instance->weight : FRAC_ONE;
+		weight = params->total_weight ? instance_weight(instance) : FRAC_ONE;
 		pa->weight = weight;
-		pa->weighted_req_power = frac_to_int((u64)weight * pa->full_req_power);
+		/* a weight near INT_MAX times a few W does not fit */
+		pa->weighted_req_power = min_t(u64, frac_to_int((u64)weight * pa->full_req_power),
+					       U32_MAX);
 		pa->instance = instance;
 
 		*total_req += pa->req_power;
@@ -855,7 +880,8 @@ static void step_unanswered(struct power_allocator_params *params, bool hot)
 static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64 now_ns)
 {
 	struct power_allocator_params *params = tz->governor_data;
-	u32 total_req, total_weighted_req, max_allocatable, demand, total_granted = 0, sp;
+	u32 total_req, max_allocatable, demand, total_granted = 0, sp;
+	u64 total_weighted_req;
 	unsigned int i, n, nr_held;
 	s64 periods, err, slope;
 	struct pid_terms t;
@@ -1066,7 +1092,22 @@ static void power_allocator_update_weight(struct power_allocator_params *params)
 
 	list_for_each_entry(instance, actor_list(params), trip_node)
 		if (power_actor_is_valid(instance))
-			params->total_weight += instance->weight;
+			params->total_weight += instance_weight(instance);
+}
+
+/*
+ * The estimate of the zone's sustainable power is ours: forget it, so that
+ * the next update estimates it again.  A zone is registered before its
+ * cooling devices (cpufreq clusters, a GPU) are; estimated from the first
+ * alone and kept, it would be too low once the others come.
+ */
+static void forget_estimated_power(struct thermal_zone_params *tzp,
+				   struct power_allocator_params *params)
+{
+	if (params->est_sustainable_power &&
+	    tzp->sustainable_power == params->est_sustainable_power)
+		tzp->sustainable_power = 0;
+	params->est_sustainable_power = 0;
 }
 
 static void power_allocator_update_tz(struct thermal_zone_device *tz,
@@ -1081,6 +1122,7 @@ static void power_allocator_update_tz(struct thermal_zone_device *tz,
 	case THERMAL_TZ_UNBIND_CDEV:
 		if (!params->trip_max)
 			break;
+		forget_estimated_power(tz->tzp, params);
 		list_for_each_entry(instance, actor_list(params), trip_node)
 			if (power_actor_is_valid(instance))
 				num_actors++;
@@ -1182,6 +1224,7 @@ static void power_allocator_unbind(struct thermal_zone_device *tz)
 		tz->tzp = NULL;
 	} else {
 		forget_estimated_gains(tz->tzp, params);
+		forget_estimated_power(tz->tzp, params);
 	}
 
 	kfree(params->power);
@@ -1207,7 +1250,13 @@ static void power_allocator_manage(struct thermal_zone_device *tz)
 	/* Tunables written while cool take effect now, not at switch-on. */
 	get_sustainable_power(tz, params, params->trip_max->temperature);
 
-	if (trip && tz->temperature < trip->temperature) {
+	/*
+	 * A desired temperature invalidated at runtime (a writable trip set
+	 * to THERMAL_TEMP_INVALID) asks for no control: controlling for it
+	 * would throttle every device to its deepest state.
+	 */
+	if ((trip && tz->temperature < trip->temperature) ||
+	    params->trip_max->temperature == THERMAL_TEMP_INVALID) {
 		fold_integral_into_equilibrium(params, tz->tzp);
 		reset_pid_controller(params);
 		allow_maximum_power(tz);

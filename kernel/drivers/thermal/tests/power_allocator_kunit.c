@@ -624,7 +624,8 @@ static void ipa_test_weights(struct kunit *test)
 {
 	struct thermal_zone_device *tz = fake_zone(test, 2000);
 	struct power_allocator_params *params;
-	u32 total_req, total_weighted, max, demand;
+	u32 total_req, max, demand;
+	u64 total_weighted;
 	unsigned int held;
 
 	fake_bind(test, tz, 4000, 1000, 3 * 1024);
@@ -646,6 +647,43 @@ static void ipa_test_weights(struct kunit *test)
 	collect_actors(params, &total_req, &total_weighted, &max, &demand, &held);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power,
 			params->power[1].weighted_req_power);
+}
+
+/*
+ * sysfs takes any int as a weight.  Weighted requests too large for 32 bits
+ * saturate, and their sum does not wrap, so that nobody's share exceeds the
+ * budget; a negative weight asks for no share.
+ */
+static void ipa_test_extreme_weights(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 2000);
+	struct thermal_instance *a = fake_bind(test, tz, 8000, 8000, INT_MAX);
+	struct thermal_instance *b = fake_bind(test, tz, 8000, 8000, INT_MAX);
+	struct power_allocator_params *params;
+	u32 total_req, max, demand;
+	u64 total_weighted;
+	unsigned int held;
+
+	governor_bind(test, tz);
+	params = tz->governor_data;
+	KUNIT_EXPECT_EQ(test, params->total_weight, 2ull * INT_MAX);
+
+	collect_actors(params, &total_req, &total_weighted, &max, &demand, &held);
+	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power, U32_MAX);
+	KUNIT_EXPECT_EQ(test, total_weighted, 2ull * U32_MAX);
+	divvy_up_power(params->power, 2, total_weighted, 3000);
+	KUNIT_EXPECT_EQ(test, params->power[0].granted_power, 1500u);
+	KUNIT_EXPECT_EQ(test, params->power[1].granted_power, 1500u);
+
+	a->weight = -1;
+	b->weight = 1024;
+	power_allocator_update_tz(tz, THERMAL_INSTANCE_WEIGHT_CHANGED);
+	KUNIT_EXPECT_EQ(test, params->total_weight, 1024ull);
+	collect_actors(params, &total_req, &total_weighted, &max, &demand, &held);
+	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power, 0u);
+	divvy_up_power(params->power, 2, total_weighted, 3000);
+	KUNIT_EXPECT_EQ(test, params->power[0].granted_power, 0u);
+	KUNIT_EXPECT_EQ(test, params->power[1].granted_power, 3000u);
 }
 
 /*
@@ -740,6 +778,15 @@ static void ipa_test_all_failing(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, params->equilibrium, equilibrium);
 }
 
+/* One update of @tz at @temp. */
+static void manage_at(struct thermal_zone_device *tz, int temp)
+{
+	mutex_lock(&tz->lock);
+	tz->temperature = temp;
+	power_allocator_manage(tz);
+	mutex_unlock(&tz->lock);
+}
+
 /*
  * Below switch-on every actor is released, whatever its binding's lower
  * limit: that limit holds only while the trip is crossed.
@@ -762,6 +809,60 @@ static void ipa_test_switch_on(struct kunit *test)
 	params = tz->governor_data;
 	KUNIT_EXPECT_EQ(test, fake_state(a), 0ul);
 	KUNIT_EXPECT_EQ(test, params->err_integral, 0);
+
+	/* a desired temperature invalidated at runtime controls nothing */
+	manage_at(tz, 90000);
+	KUNIT_EXPECT_GT(test, fake_state(a), 1ul);
+	tz->trips[1].trip.temperature = THERMAL_TEMP_INVALID;
+	manage_at(tz, 90000);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 0ul);
+}
+
+/*
+ * A zone is registered before its cooling devices are.  Its estimated
+ * sustainable power, and the gains estimated from it, follow the devices
+ * as they come and go; a sustainable power a user set stays, and the
+ * estimate leaves with the governor.
+ */
+static void ipa_test_estimate_follows_devices(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 0);
+	const u32 deepest = 4000u >> FAKE_MAX_STATE;
+	struct thermal_instance *b;
+
+	fake_bind(test, tz, 4000, 1000, 1);
+	KUNIT_ASSERT_EQ(test, power_allocator_bind(tz), 0);
+	manage_at(tz, 40000);
+	KUNIT_EXPECT_EQ(test, tz->tzp->sustainable_power, deepest);
+
+	b = fake_bind(test, tz, 4000, 1000, 1);
+	power_allocator_update_tz(tz, THERMAL_TZ_BIND_CDEV);
+	manage_at(tz, 40000);
+	KUNIT_EXPECT_EQ(test, tz->tzp->sustainable_power, 2 * deepest);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(4 * deepest) / 10000));
+
+	list_del(&b->trip_node);
+	power_allocator_update_tz(tz, THERMAL_TZ_UNBIND_CDEV);
+	manage_at(tz, 40000);
+	KUNIT_EXPECT_EQ(test, tz->tzp->sustainable_power, deepest);
+
+	/* estimated again to the same power, the zone still shows it */
+	power_allocator_update_tz(tz, THERMAL_TZ_BIND_CDEV);
+	manage_at(tz, 40000);
+	KUNIT_EXPECT_EQ(test, tz->tzp->sustainable_power, deepest);
+
+	/* leaving, the governor takes its estimate back */
+	power_allocator_unbind(tz);
+	KUNIT_EXPECT_EQ(test, tz->tzp->sustainable_power, 0u);
+
+	/* a user's sustainable power is the user's, whatever binds */
+	governor_bind(test, tz);
+	tz->tzp->sustainable_power = 1234;
+	manage_at(tz, 40000);
+	list_add_tail(&b->trip_node, &tz->trips[1].thermal_instances);
+	power_allocator_update_tz(tz, THERMAL_TZ_BIND_CDEV);
+	manage_at(tz, 40000);
+	KUNIT_EXPECT_EQ(test, tz->tzp->sustainable_power, 1234u);
 }
 
 /* Cool @tz below switch-on with @integral and E at @e_mw; E afterwards. */
@@ -897,9 +998,11 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_divvy),
 	KUNIT_CASE(ipa_test_split_by_efficiency),
 	KUNIT_CASE(ipa_test_weights),
+	KUNIT_CASE(ipa_test_extreme_weights),
 	KUNIT_CASE(ipa_test_actor_failing),
 	KUNIT_CASE(ipa_test_all_failing),
 	KUNIT_CASE(ipa_test_switch_on),
+	KUNIT_CASE(ipa_test_estimate_follows_devices),
 	KUNIT_CASE(ipa_test_reset_keeps_offset),
 	KUNIT_CASE(ipa_test_manage_unbound),
 	KUNIT_CASE(ipa_test_bind_while_throttling),
