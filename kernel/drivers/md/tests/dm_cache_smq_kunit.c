@@ -888,8 +888,8 @@ static void demote_contested(struct smq_policy *mq, unsigned int n, unsigned int
 /*
  * Promotions into a full cache whose blocks leave unhit, CHURN_RUNS
  * windows in a row, cap the ghosts' bias at none; one window or blocks
- * that only filled the cache do not.  A window with hits lets the next
- * look at the payoff lift the cap.  The block that wins its place from
+ * that only filled the cache do not.  CHURN_RUNS windows with hits in a
+ * row let the next look at the payoff lift the cap.  The block that wins its place from
  * a victim is marked so, a hit on it is seen, and its demotion counted
  * once it succeeds; the entry its cache block gets next starts afresh.
  */
@@ -928,7 +928,20 @@ static void smq_test_churn(struct kunit *test)
 		note_payoff(mq);
 	KUNIT_EXPECT_EQ(test, g->ceiling, 0);
 
-	/* a window with hits: the cap stays until the next payoff look */
+	/*
+	 * Windows with hits lift the cap only CHURN_RUNS in a row, and then
+	 * at the next payoff look: one of churn among them starts the count
+	 * again.
+	 */
+	for (i = 0; i + 1u < CHURN_RUNS; i++)
+		demote_contested(mq, CHURN_WINDOW, CHURN_WINDOW / 2u);
+	demote_contested(mq, CHURN_WINDOW, 0);
+	for (i = 0; i + 1u < CHURN_RUNS; i++)
+		demote_contested(mq, CHURN_WINDOW, CHURN_WINDOW / 2u);
+	KUNIT_EXPECT_TRUE(test, churning(mq));
+	for (i = 0; i < PAYOFF_WINDOW; i++)
+		note_payoff(mq);
+	KUNIT_EXPECT_EQ(test, g->ceiling, 0);
 	demote_contested(mq, CHURN_WINDOW, CHURN_WINDOW / 2u);
 	KUNIT_EXPECT_FALSE(test, churning(mq));
 	KUNIT_EXPECT_EQ(test, g->ceiling, 0);
