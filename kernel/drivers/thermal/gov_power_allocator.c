@@ -207,10 +207,13 @@ static bool power_actor_is_valid(struct thermal_instance *instance)
 	return cdev_is_power_actor(instance->cdev);
 }
 
-/* sysfs takes any int as a weight: a negative one asks for no share. */
+/*
+ * sysfs takes any int as a weight, and shows it as one: a weight above
+ * INT_MAX was written negative, and asks for no share.
+ */
 static u32 instance_weight(const struct thermal_instance *instance)
 {
-	return max(instance->weight, 0);
+	return instance->weight > INT_MAX ? 0 : instance->weight;
 }
 
 static struct list_head *actor_list(struct power_allocator_params *params)
@@ -282,8 +285,8 @@ static void estimate_pid_constants(struct thermal_zone_params *tzp,
 
 /*
  * The sustainable power to use now: the zone's, or an estimate when it has
- * none, which the zone then shows (as the old governor did); the gains
- * follow any change, as far as nobody set them.
+ * none, which the zone then shows in sysfs; the gains follow any change,
+ * as far as nobody set them.
  */
 static u32 get_sustainable_power(struct thermal_zone_device *tz,
 				 struct power_allocator_params *params, int control_temp)
