@@ -1322,8 +1322,8 @@ struct smq_recent {
  * @churn_unhit: those of them never hit.
  * @churn_runs: looks in a row that found churn, up to CHURN_RUNS; at
  *	CHURN_RUNS the bias may not be positive.
- * @calm_runs: looks in a row that found no churn since it was last found
- *	at CHURN_RUNS; at CHURN_RUNS the bias is free again.
+ * @calm_runs: while churning, the looks in a row since that found none;
+ *	at CHURN_RUNS the churn is over.
  * @heirs: the blocks that won a full cache's block and wait for the
  *	demotions they queued, oldest first from @first_heir; @nr_heirs of
  *	them.  Each demotion that ends promotes the oldest.

@@ -889,9 +889,10 @@ static void demote_contested(struct smq_policy *mq, unsigned int n, unsigned int
  * Promotions into a full cache whose blocks leave unhit, CHURN_RUNS
  * windows in a row, cap the ghosts' bias at none; one window or blocks
  * that only filled the cache do not.  CHURN_RUNS windows with hits in a
- * row let the next look at the payoff lift the cap.  The block that wins its place from
- * a victim is marked so, a hit on it is seen, and its demotion counted
- * once it succeeds; the entry its cache block gets next starts afresh.
+ * row let the next look at the payoff lift the cap.  The block that wins
+ * its place from a victim is marked so, a hit on it is seen, and its
+ * demotion counted once it succeeds; the entry its cache block gets next
+ * starts afresh.
  */
 static void smq_test_churn(struct kunit *test)
 {
