@@ -150,12 +150,12 @@ struct power_actor {
  * @allocated_tzp: we allocated tz->tzp and free it on unbind
  * @update_cdevs: the devices were throttled: release them once below
  *	switch-on
+ * @sustainable_power_estimated: @sustainable_power is our estimate, not
+ *	the platform's or a user's
  * @err_integral: accumulated error, in periods
  * @prev_err: error of the previous update, for the derivative
  * @last_update_ns: when the controller last ran, 0 after a reset
  * @sustainable_power: the sustainable power the gains were estimated for
- * @est_sustainable_power: the zone's sustainable power as we last
- *	estimated it, 0 if it is the platform's or a user's
  * @equilibrium: what the zone has been seen to need beyond
  *	@sustainable_power to hold the desired temperature, mW fixed point;
  *	learnt near it and kept across resets
@@ -165,7 +165,7 @@ struct power_actor {
  * @est_k_i: the same for k_i
  * @trip_switch_on: first passive trip, or NULL if there is only one
  * @trip_max: last passive trip: the temperature controlled for
- * @total_weight: sum of the actors' weights (a negative one counts as 0);
+ * @total_weight: sum of the actors' weights (one written negative counts 0);
  *	0 weighs them equally
  * @num_actors: entries of @power
  * @power: per-actor scratch space for an allocation
@@ -173,11 +173,11 @@ struct power_actor {
 struct power_allocator_params {
 	bool allocated_tzp;
 	bool update_cdevs;
+	bool sustainable_power_estimated;
 	s64 err_integral;
 	s64 prev_err;
 	u64 last_update_ns;
 	u32 sustainable_power;
-	u32 est_sustainable_power;
 	s64 equilibrium;
 	s32 est_k_po;
 	s32 est_k_pu;
@@ -296,9 +296,9 @@ static u32 get_sustainable_power(struct thermal_zone_device *tz,
 	if (!sustainable_power) {
 		sustainable_power = estimate_sustainable_power(params);
 		tz->tzp->sustainable_power = sustainable_power;
-		params->est_sustainable_power = sustainable_power;
-	} else if (sustainable_power != params->est_sustainable_power) {
-		params->est_sustainable_power = 0;
+		params->sustainable_power_estimated = true;
+	} else if (sustainable_power != params->sustainable_power) {
+		params->sustainable_power_estimated = false;
 	}
 
 	if (sustainable_power != params->sustainable_power) {
@@ -1107,10 +1107,10 @@ static void power_allocator_update_weight(struct power_allocator_params *params)
 static void forget_estimated_power(struct thermal_zone_params *tzp,
 				   struct power_allocator_params *params)
 {
-	if (params->est_sustainable_power &&
-	    tzp->sustainable_power == params->est_sustainable_power)
+	if (params->sustainable_power_estimated &&
+	    tzp->sustainable_power == params->sustainable_power)
 		tzp->sustainable_power = 0;
-	params->est_sustainable_power = 0;
+	params->sustainable_power_estimated = false;
 }
 
 static void power_allocator_update_tz(struct thermal_zone_device *tz,
