@@ -45,6 +45,7 @@ static void usage(FILE *f)
 		"  --windows N           also print the hit ratio over N windows\n"
 		"  --gen-requests N, --gen-blocks N, --seed S   for gen:uniform, gen:zipf:THETA,\n"
 		"                        gen:scan:FRACTION[:BIOS], gen:shift\n"
+		"  --policy-seed S       seed of the random numbers the policies draw (0)\n"
 		"  --data                machine-readable DATA lines\n"
 		"  --memory N            print the policies' memory per block at N cache blocks\n"
 		"  --longest-tick N      print the longest tick of each policy (ms) while a\n"
@@ -178,7 +179,7 @@ int main(int argc, char **argv)
 		{ "seed", 1, 0, 'S' }, { "data", 0, 0, 'd' }, { "memory", 1, 0, 'Y' },
 		{ "longest-tick", 1, 0, 'K' }, { "hot-below", 1, 0, 'H' }, { "audit", 0, 0, 'A' },
 		{ "export", 1, 0, 'E' }, { "lead-us", 1, 0, 'L' }, { "migration-us", 1, 0, 'G' },
-		{ "help", 0, 0, 'h' }, { 0 }
+		{ "policy-seed", 1, 0, 'P' }, { "help", 0, 0, 'h' }, { 0 }
 	};
 	struct load_opts lo = { .block_bytes = 4096, .rate = 1000, .volume = -1,
 				.gen_requests = 2000000, .gen_blocks = 200000 };
@@ -232,6 +233,7 @@ int main(int argc, char **argv)
 		case 'H': cfg.hot_below = strtoull(optarg, NULL, 10); break;
 		case 'A': cfg.audit = true; break;
 		case 'E': export = optarg; break;
+		case 'P': harness_random_seed = strtoull(optarg, NULL, 0); break;
 		case 'v': harness_verbose = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;

@@ -16,6 +16,8 @@ int harness_verbose;
 size_t harness_bytes_live;
 size_t harness_bytes_peak;
 unsigned int harness_log_errors;
+u64 harness_random_seed;
+static u64 random_state;
 
 void harness_log(const char *level, const char *fmt, ...)
 {
@@ -142,6 +144,20 @@ static struct dm_cache_policy_type *find_type(const char *flavour, const char *n
 	return NULL;
 }
 
+/*
+ * splitmix64: a policy replayed with one seed draws the same numbers every
+ * time, and one replayed with several seeds shows how much of a result is
+ * owed to the draws (see replay's --policy-seed).
+ */
+u64 get_random_u64(void)
+{
+	u64 z = random_state += 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 struct dm_cache_policy *harness_policy_create(const char *flavour, const char *name,
 					      dm_cblock_t cache_size, sector_t origin_size,
 					      sector_t block_size)
@@ -151,6 +167,8 @@ struct dm_cache_policy *harness_policy_create(const char *flavour, const char *n
 
 	if (!t)
 		return NULL;
+	/* each policy draws the same numbers, whatever was created before it */
+	random_state = harness_random_seed;
 	p = t->create(cache_size, origin_size, block_size);
 	if (p)
 		p->private = t;

@@ -11,6 +11,7 @@ extern size_t harness_bytes_live;
 extern size_t harness_bytes_peak;
 extern unsigned int harness_log_errors;
 extern unsigned int harness_btracker_max_work;
+extern u64 harness_random_seed;
 
 int ours_init(void);
 int tree_init(void);

@@ -489,6 +489,39 @@ static void test_generators(void)
 	test_scan_in_bios(&o);
 }
 
+/*
+ * Ours draws its hashes' multipliers at creation: one seed draws the same
+ * ones for every policy created, whatever came before, and other seeds
+ * draw others, which a load whose counts collide tells apart.
+ */
+static void test_policy_seed(void)
+{
+	struct load_opts o = { .block_bytes = 4096, .rate = 1000, .volume = -1, .seed = 3,
+			       .gen_requests = 50000, .gen_blocks = 20000 };
+	struct sim_stats first, again, other;
+	unsigned int seed, differ = 0;
+	struct trace t;
+	char err[256];
+
+	if (!ok(!trace_generate(&t, "zipf:0.8", &o, err, sizeof(err)), "zipf for the draws"))
+		return;
+	first = run(&t, "ours", 500);
+	run(&t, "tree", 500);
+	again = run(&t, "ours", 500);
+	ok(first.read_misses == again.read_misses && first.promotions == again.promotions,
+	   "one seed, the same draws: %" PRIu64 " and %" PRIu64 " misses", first.read_misses,
+	   again.read_misses);
+	for (seed = 1; seed <= 4; seed++) {
+		harness_random_seed = seed;
+		other = run(&t, "ours", 500);
+		differ += other.read_misses != first.read_misses ||
+			  other.promotions != first.promotions;
+	}
+	harness_random_seed = 0;
+	ok(differ, "other seeds, other draws (%u of 4 replays differ)", differ);
+	trace_free(&t);
+}
+
 static void test_policies(void)
 {
 	static const char *const flavours[] = { "ours", "tree" };
@@ -1001,6 +1034,7 @@ int main(int argc, char **argv)
 	test_malformed();
 	test_generators();
 	test_policies();
+	test_policy_seed();
 	test_small_bio_scans();
 	test_large_sizes();
 	test_export();

@@ -65,6 +65,7 @@
 #include <linux/jiffies.h>
 #include <linux/math64.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/vmalloc.h>
 
 #define DM_MSG_PREFIX "cache-policy-smq"
@@ -381,6 +382,8 @@ static void hit_bits_clear_all(struct smq_hit_bits *h)
  * period every counter is halved, a few words per lookup, so that the
  * counts follow the load.
  * @words: the counters, sixteen per word
+ * @mult: the odd multiplier of the blocks' hash, drawn at creation (see
+ *	sketch_locate())
  * @word_bits: log2 of the number of words
  * @period: lookups from the start of one halving sweep to the next
  * @countdown: lookups until the next words are halved
@@ -388,6 +391,7 @@ static void hit_bits_clear_all(struct smq_hit_bits *h)
  */
 struct smq_sketch {
 	u64 *words;
+	u64 mult;
 	unsigned int word_bits;
 	unsigned int period;
 	unsigned int countdown;
@@ -403,6 +407,7 @@ static int sketch_init(struct smq_sketch *s, unsigned int nr_counters, unsigned 
 	unsigned int nr_words = roundup_pow_of_two(max(nr_counters / 16u, 16u));
 
 	s->word_bits = __ffs(nr_words);
+	s->mult = get_random_u64() | 1u;
 	s->period = max(period, 2u * nr_words / SKETCH_SWEEP);
 	s->countdown = s->period;
 	s->sweep = ~0u;
@@ -418,9 +423,8 @@ static void sketch_exit(struct smq_sketch *s)
 
 /*
  * struct sketch_slot - where a block's counters are: four nibbles of one
- * word, picked by four 4-bit fields of its hash (the top bits pick the
- * word).  Two fields may pick the same nibble; the block then simply has
- * fewer distinct counters.
+ * word, picked by four 4-bit fields of its hash.  Two fields may pick the
+ * same nibble; the block then simply has fewer distinct counters.
  * @word: the word
  * @shift: bit offset of each counter in @word
  */
@@ -429,17 +433,26 @@ struct sketch_slot {
 	unsigned int shift[SKETCH_DEPTH];
 };
 
+/*
+ * Multiply-shift hashing: the top bits of the block times @s->mult pick
+ * the word, the 16 bits below them the nibbles.  A product's low bits
+ * depend on the block's low bits alone, so fields taken there made blocks
+ * congruent modulo 16 share a counter wherever they shared a word.  The
+ * multiplier is drawn for each policy, so that no load meets the same
+ * collisions on every cache.
+ */
 static __always_inline void sketch_locate(struct smq_sketch *s, u64 oblock,
 					  struct sketch_slot *slot)
 {
-	u64 h = oblock * GOLDEN_RATIO_64;
+	u64 h = oblock * s->mult;
+	u32 fields = h >> (64 - 16 - s->word_bits);
 
 	BUILD_BUG_ON(SKETCH_DEPTH != 4);
 	slot->word = s->words + (h >> (64 - s->word_bits));
-	slot->shift[0] = (h << 2) & 60;
-	slot->shift[1] = (h >> 2) & 60;
-	slot->shift[2] = (h >> 6) & 60;
-	slot->shift[3] = (h >> 10) & 60;
+	slot->shift[0] = (fields << 2) & 60;
+	slot->shift[1] = (fields >> 2) & 60;
+	slot->shift[2] = (fields >> 6) & 60;
+	slot->shift[3] = (fields >> 10) & 60;
 }
 
 static __always_inline unsigned int sketch_count(u64 w, const struct sketch_slot *slot,
@@ -1154,6 +1167,7 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
  * one whose promotions mostly churn, and one whose promoted blocks leave
  * again without a hit, window after window, may not lean at all.
  * @tags: a tag, with GHOST_VICTIM for a victim; 0 for an empty slot
+ * @mult: the odd multiplier of the blocks' hash, drawn at creation
  * @bits: log2 of the number of slots
  * @bias: added to a candidate's count before it is weighed against the
  *	victim's, in 1/2^BIAS_SHIFT
@@ -1163,6 +1177,7 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
  */
 struct smq_ghosts {
 	u16 *tags;
+	u64 mult;
 	unsigned int bits;
 	int bias;
 	int ceiling;
@@ -1171,12 +1186,14 @@ struct smq_ghosts {
 
 /* ghost_slot() shifts a 64-bit hash right by 64 less the bits of the index. */
 static_assert(GHOST_MIN_SLOTS >= 2);
+static_assert(GHOST_TAG_MASK == 0x7fffu);
 
 static int ghosts_init(struct smq_ghosts *g, unsigned int nr_cache)
 {
 	unsigned int nr = roundup_pow_of_two(max(nr_cache / GHOST_RATIO, GHOST_MIN_SLOTS));
 
 	g->bits = __ffs(nr);
+	g->mult = get_random_u64() | 1u;
 	g->bias = 0;
 	g->ceiling = BIAS_MAX;
 	g->credit = 0;
@@ -1189,15 +1206,16 @@ static void ghosts_exit(struct smq_ghosts *g)
 	vfree(g->tags);
 }
 
-/* The slot and tag of @oblock; salted so as not to follow the sketch's hash. */
+/*
+ * The slot and tag of @oblock: multiply-shift hashing as the sketch's (see
+ * sketch_locate()), with a multiplier of its own; the top bits pick the
+ * slot, the 15 below them make the tag.
+ */
 static u16 *ghost_slot(struct smq_ghosts *g, u64 oblock, u16 *tag)
 {
-	u64 h = (lower_32_bits(oblock) ^ 0x5bd1e995u) * GOLDEN_RATIO_64;
+	u64 h = oblock * g->mult;
 
-	/* the tag's bits follow the low half only: mix the high half in apart */
-	h ^= rol64((u64)upper_32_bits(oblock) * GOLDEN_RATIO_64, 32);
-
-	*tag = ((h >> 8) & GHOST_TAG_MASK) | 1u;
+	*tag = ((h >> (64 - 15 - g->bits)) & GHOST_TAG_MASK) | 1u;
 	return g->tags + (h >> (64 - g->bits));
 }
 

@@ -7,6 +7,7 @@
 #include <kunit/test.h>
 
 #define TEST_BLOCK_SECTORS 64u	/* 32 KiB, dm-cache's smallest block */
+#define TEST_HASH_MULT GOLDEN_RATIO_64	/* for hashes that collide the same on every run */
 
 static void destroy_policy_action(void *p)
 {
@@ -41,6 +42,9 @@ static struct smq_policy *make_policy(struct kunit *test, unsigned int nr_cblock
 			  TEST_BLOCK_SECTORS, false, !cleaner, cleaner);
 	KUNIT_ASSERT_NOT_NULL(test, mq);
 	add_destroy_action(test, mq);
+	/* before the first lookup: the tests' blocks must not meet new collisions each run */
+	mq->sketch.mult = TEST_HASH_MULT;
+	mq->ghosts.mult = TEST_HASH_MULT;
 	return mq;
 }
 
@@ -500,6 +504,7 @@ static void smq_test_sketch(struct kunit *test)
 	unsigned int i;
 
 	KUNIT_ASSERT_EQ(test, sketch_init(&s, 32u * 1024u, SKETCH_MIN_PERIOD), 0);
+	s.mult = TEST_HASH_MULT;
 	for (i = 1; i <= 20; i++)
 		KUNIT_EXPECT_EQ(test, sketch_add(&s, 7), min(i, 15u));
 	KUNIT_EXPECT_EQ(test, sketch_estimate(&s, 7), 15u);
@@ -569,6 +574,34 @@ static void smq_test_sketch_exact(struct kunit *test)
 	*slot.word = w;
 	KUNIT_EXPECT_EQ(test, sketch_add(&s, b), 4u);
 	KUNIT_EXPECT_EQ(test, *slot.word, w + (1ull << slot.shift[0]));
+	sketch_exit(&s);
+}
+
+/*
+ * Each sketch draws an odd multiplier of its own.  Blocks that differ only
+ * in their high bits (here all multiples of 16) still spread over the
+ * nibbles of a word: fields taken from a product's low bits gave them all
+ * the same first counter.
+ */
+static void smq_test_sketch_hash(struct kunit *test)
+{
+	unsigned int k, nibbles = 0;
+	struct sketch_slot slot;
+	struct smq_sketch s, t;
+
+	KUNIT_ASSERT_EQ(test, sketch_init(&s, 32u * 1024u, SKETCH_MIN_PERIOD), 0);
+	KUNIT_ASSERT_EQ(test, sketch_init(&t, 32u * 1024u, SKETCH_MIN_PERIOD), 0);
+	KUNIT_EXPECT_TRUE(test, s.mult & 1);
+	KUNIT_EXPECT_TRUE(test, t.mult & 1);
+	/* 2^-63 odds of a false failure */
+	KUNIT_EXPECT_NE(test, s.mult, t.mult);
+
+	for (k = 0; k < 256; k++) {
+		sketch_locate(&s, 16ull * k, &slot);
+		nibbles |= BIT(slot.shift[0] / 4);
+	}
+	KUNIT_EXPECT_GE(test, hweight32(nibbles), 8);
+	sketch_exit(&t);
 	sketch_exit(&s);
 }
 
@@ -2056,6 +2089,7 @@ static void smq_test_wide_ghosts(struct kunit *test)
 	u16 tag_a, tag_b;
 
 	KUNIT_ASSERT_EQ(test, 0, ghosts_init(&g, 16));
+	g.mult = TEST_HASH_MULT;
 	for (k = 1; k <= 4; k++)
 		for (i = 0; i < 1000; i++) {
 			u16 *a = ghost_slot(&g, i, &tag_a);
@@ -2194,6 +2228,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_promote_levels),
 	KUNIT_CASE(smq_test_sketch),
 	KUNIT_CASE(smq_test_sketch_exact),
+	KUNIT_CASE(smq_test_sketch_hash),
 	KUNIT_CASE(smq_test_sketch_counters),
 	KUNIT_CASE(smq_test_should_promote),
 	KUNIT_CASE(smq_test_ghosts),
