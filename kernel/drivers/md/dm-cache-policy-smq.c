@@ -1141,7 +1141,8 @@ static struct smq_entry *get_entry(struct smq_alloc *ea, unsigned int index)
  */
 #define GHOST_MIN_SLOTS 16u
 #define GHOST_VICTIM 0x8000u	/* the tag is a demoted victim's */
-#define GHOST_TAG_MASK 0x7fffu
+#define GHOST_TAG_BITS 15
+#define GHOST_TAG_MASK ((1u << GHOST_TAG_BITS) - 1u)
 #define GHOST_MAX_CREDIT 64u
 #define BIAS_SHIFT 4		/* regrets per step of the bias */
 #define BIAS_MIN (-2)
@@ -1186,7 +1187,7 @@ struct smq_ghosts {
 
 /* ghost_slot() shifts a 64-bit hash right by 64 less the bits of the index. */
 static_assert(GHOST_MIN_SLOTS >= 2);
-static_assert(GHOST_TAG_MASK == 0x7fffu);
+static_assert(GHOST_TAG_MASK < GHOST_VICTIM);
 
 static int ghosts_init(struct smq_ghosts *g, unsigned int nr_cache)
 {
@@ -1209,13 +1210,13 @@ static void ghosts_exit(struct smq_ghosts *g)
 /*
  * The slot and tag of @oblock: multiply-shift hashing as the sketch's (see
  * sketch_locate()), with a multiplier of its own; the top bits pick the
- * slot, the 15 below them make the tag.
+ * slot, the GHOST_TAG_BITS below them make the tag.
  */
 static u16 *ghost_slot(struct smq_ghosts *g, u64 oblock, u16 *tag)
 {
 	u64 h = oblock * g->mult;
 
-	*tag = ((h >> (64 - 15 - g->bits)) & GHOST_TAG_MASK) | 1u;
+	*tag = ((h >> (64 - GHOST_TAG_BITS - g->bits)) & GHOST_TAG_MASK) | 1u;
 	return g->tags + (h >> (64 - g->bits));
 }
 
