@@ -399,6 +399,16 @@ struct smq_sketch {
 };
 
 /*
+ * The multiplier of a multiply-shift hash (see sketch_locate()), drawn for
+ * each table so that no load meets the same collisions on every cache;
+ * odd, so that distinct blocks have distinct products.
+ */
+static u64 draw_hash_mult(void)
+{
+	return get_random_u64() | 1u;
+}
+
+/*
  * @period is in lookups; a sweep, a few words per lookup, must end well
  * within it.
  */
@@ -407,7 +417,7 @@ static int sketch_init(struct smq_sketch *s, unsigned int nr_counters, unsigned 
 	unsigned int nr_words = roundup_pow_of_two(max(nr_counters / 16u, 16u));
 
 	s->word_bits = __ffs(nr_words);
-	s->mult = get_random_u64() | 1u;
+	s->mult = draw_hash_mult();
 	s->period = max(period, 2u * nr_words / SKETCH_SWEEP);
 	s->countdown = s->period;
 	s->sweep = ~0u;
@@ -437,9 +447,7 @@ struct sketch_slot {
  * Multiply-shift hashing: the top bits of the block times @s->mult pick
  * the word, the 16 bits below them the nibbles.  A product's low bits
  * depend on the block's low bits alone, so fields taken there made blocks
- * congruent modulo 16 share a counter wherever they shared a word.  The
- * multiplier is drawn for each policy, so that no load meets the same
- * collisions on every cache.
+ * congruent modulo 16 share a counter wherever they shared a word.
  */
 static __always_inline void sketch_locate(struct smq_sketch *s, u64 oblock,
 					  struct sketch_slot *slot)
@@ -1194,7 +1202,7 @@ static int ghosts_init(struct smq_ghosts *g, unsigned int nr_cache)
 	unsigned int nr = roundup_pow_of_two(max(nr_cache / GHOST_RATIO, GHOST_MIN_SLOTS));
 
 	g->bits = __ffs(nr);
-	g->mult = get_random_u64() | 1u;
+	g->mult = draw_hash_mult();
 	g->bias = 0;
 	g->ceiling = BIAS_MAX;
 	g->credit = 0;
