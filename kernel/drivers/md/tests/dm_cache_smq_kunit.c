@@ -605,6 +605,26 @@ static void smq_test_sketch_hash(struct kunit *test)
 	sketch_exit(&s);
 }
 
+/* Drawn multipliers spread short strides; ones that crowd them are told. */
+static void smq_test_hash_spread(struct kunit *test)
+{
+	unsigned int i;
+	u64 mult;
+
+	KUNIT_EXPECT_TRUE(test, hash_mult_spreads(GOLDEN_RATIO_64));
+	/* blocks 1 apart share a word; blocks 59 apart, nearly so */
+	KUNIT_EXPECT_FALSE(test, hash_mult_spreads(1));
+	KUNIT_EXPECT_FALSE(test, hash_mult_spreads((U64_MAX / 59u) | 1u));
+	KUNIT_EXPECT_FALSE(test, hash_mult_spreads(-((U64_MAX / 59u) | 1u)));
+
+	/* a random odd multiplier fails one time in three: 64 would all pass 2^-37 of the time */
+	for (i = 0; i < 64; i++) {
+		mult = draw_hash_mult();
+		KUNIT_EXPECT_TRUE(test, mult & 1);
+		KUNIT_EXPECT_TRUE(test, hash_mult_spreads(mult));
+	}
+}
+
 /* Two counters per cache block; more for a large origin, never more than it needs. */
 static void smq_test_sketch_counters(struct kunit *test)
 {
@@ -2229,6 +2249,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_sketch),
 	KUNIT_CASE(smq_test_sketch_exact),
 	KUNIT_CASE(smq_test_sketch_hash),
+	KUNIT_CASE(smq_test_hash_spread),
 	KUNIT_CASE(smq_test_sketch_counters),
 	KUNIT_CASE(smq_test_should_promote),
 	KUNIT_CASE(smq_test_ghosts),
