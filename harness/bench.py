@@ -35,10 +35,10 @@ GENERATORS = ['gen:zipf:0.8', 'gen:zipf:1.0', 'gen:zipf:1.2', 'gen:scan:0.3', 'g
               'gen:uniform']
 # Ours draws the multipliers of its hashes at random when it is created
 # (get_random_u64(), which the harness seeds: replay --policy-seed), and its
-# results move a little with the draw.  In the main tables its figures are
-# means over SEEDS draws, 0 to SEEDS - 1; the geometric means of the best
-# and the worst single draw are printed beside them.  The rest of the bench
-# replays draw 0 alone.
+# results move a little with the draw.  In the main tables and in those of
+# migrations that take 1 ms its figures are means over SEEDS draws, 0 to
+# SEEDS - 1; the geometric means of the best and the worst single draw are
+# printed beside them.  The rest of the bench replays draw 0 alone.
 SEEDS = 8
 
 
@@ -122,6 +122,19 @@ def mean_over_seeds(runs):
             r[key] = int(round(sum(c[key] for c in cell) / len(cell)))
         rows.append(r)
     return rows
+
+
+def ours_over_seeds(rows, path, extra, seed_rows):
+    """@rows, a replay of @path with draw 0 and @extra, with ours' rows made
+    means over SEEDS draws (see mean_over_seeds()); each draw's rows of
+    ours go to its list in @seed_rows."""
+    runs = [[r for r in rows if r['policy'] == 'ours']]
+    runs += [parse_data(replay(extra + ['--policies', 'ours', '--policy-seed', str(seed), path]))
+             for seed in range(1, SEEDS)]
+    for seed, run in enumerate(runs):
+        seed_rows[seed] += run
+    ours = iter(mean_over_seeds(runs))
+    return [next(ours) if r['policy'] == 'ours' else r for r in rows]
 
 
 def seed_spread(rows, seed_rows, suffix, report, results):
@@ -306,14 +319,7 @@ def main():
         real = not path.startswith('gen:')
         out = replay(extra + ['--audit'] +
                      (['--policies', ','.join(POLICIES + ['bound'])] if real else []) + [path])
-        rows = parse_data(out)
-        runs = [[r for r in rows if r['policy'] == 'ours']]
-        runs += [parse_data(replay(extra + ['--policies', 'ours', '--policy-seed', str(seed),
-                                            path])) for seed in range(1, SEEDS)]
-        for seed, run in enumerate(runs):
-            seed_rows[seed] += run
-        ours = iter(mean_over_seeds(runs))
-        rows = [next(ours) if r['policy'] == 'ours' else r for r in rows]
+        rows = ours_over_seeds(parse_data(out), path, extra, seed_rows)
         bounds.update(parse_bounds(out))
         swaps.update(parse_swaps(out))
         name = rows[0]['trace']
@@ -441,17 +447,23 @@ def main():
     report.append('### Migrations of 1 ms\n')
     report.append('A migration ends 1 ms after the worker started it in the tables that '
                   'follow (`--migration-us 1000`); meanwhile a promoted block misses and a '
-                  'demoted one is off the queues.\n')
+                  'demoted one is off the queues.  Ours\' figures are means over %d draws, '
+                  'as in the main tables.\n' % SEEDS)
     rows_1ms = []
+    seed_rows_1ms = [[] for _ in range(SEEDS)]
     for path, extra in traces:
-        rows_1ms += parse_data(replay(extra + ['--migration-us', '1000', '--policies',
-                                               'ours,tree', path]))
+        extra_1ms = extra + ['--migration-us', '1000']
+        rows_1ms += ours_over_seeds(parse_data(replay(extra_1ms + ['--policies', 'ours,tree',
+                                                                   path])),
+                                    path, extra_1ms, seed_rows_1ms)
     for title, suffix, gen in (
             ('real traces, migrations of 1 ms', '_migration_1ms', False),
             ('synthetic generators, migrations of 1 ms', '_migration_1ms_generators', True)):
-        above = summarise_vs_tree([r for r in rows_1ms if (r['trace'] in generated) == gen],
-                                  title, suffix, report, results)
+        rows = [r for r in rows_1ms if (r['trace'] in generated) == gen]
+        above = summarise_vs_tree(rows, title, suffix, report, results)
         results.append(('cells_above_tree%s.ours' % suffix, above))
+        seed_spread(rows, [[r for r in seed if (r['trace'] in generated) == gen]
+                           for seed in seed_rows_1ms], suffix, report, results)
 
     # the replay rate of an untimed trace: do conclusions hold at 0.1x and 10x?
     report.append('### Replay rate (w106 has no timestamps): 100, 1000 and 10000 requests/s\n')
