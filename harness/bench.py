@@ -241,11 +241,11 @@ def summarise_vs_tree(rows, title, suffix, report, results, bounds=None):
     reach in slow-device I/O; the clairvoyant plan is the cheapest real plan
     found on the way to it (misses + promotions; writebacks, which only
     cloudPhysicsIO has, not counted), so the optimum lies between the two.
-    Policies not replayed are left out.  Returns how many cells of ours
-    have more slow-device I/O than the tree's.
+    Policies not replayed are left out.  Names the cells of ours that have
+    more slow-device I/O than the tree's, and returns how many there are.
     """
     pairs = {}
-    above = 0
+    named = []
     for r in rows:
         pairs.setdefault((r['trace'], r['size']), {})[r['policy']] = r
     report.append('### Against the tree, %s × sizes\n' % title)
@@ -260,7 +260,9 @@ def summarise_vs_tree(rows, title, suffix, report, results, bounds=None):
                 continue
             n_above = sum(x > 1.0 for x in ratio)
             if (policy, key) == ('ours', 'slow'):
-                above = n_above
+                named = sorted((p['ours']['slow'] / p['tree']['slow'], cell)
+                               for cell, p in pairs.items()
+                               if 'ours' in p and 0 < p['tree']['slow'] < p['ours']['slow'])
             report.append('| %s | %s | %.3f | %.3f | %d of %d |' %
                           (policy, label, geomean(ratio), max(ratio), n_above, len(ratio)))
             results.append(('geomean_%s_ratio%s.%s_vs_tree' % (name, suffix, policy),
@@ -274,7 +276,10 @@ def summarise_vs_tree(rows, title, suffix, report, results, bounds=None):
                        len(ratio)))
         results.append(('geomean_slow_io_ratio%s.%s_vs_tree' % (suffix, name), geomean(ratio)))
     report.append('')
-    return above
+    if named:
+        report.append('Ours above the tree in slow-device I/O: %s.\n' % ', '.join(
+            '%s at %s (%.4f)' % (trace, size, x) for x, (trace, size) in reversed(named)))
+    return len(named)
 
 
 def rewarm(windows, policy, nr_windows):
