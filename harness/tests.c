@@ -385,6 +385,11 @@ static void test_readers(void)
 		is_u64(t.nr_reqs, 999, "SYSTOR requests (1,000 lines, the header skipped)");
 		is_u64(t.reqs[0].block, 899056122368ull / 4096, "SYSTOR first block");
 		is_u64(t.reqs[0].nr_blocks, 33, "SYSTOR first request: 128 KiB, unaligned, over 33 blocks");
+		/* its second record was issued 6.8 ms before the first */
+		ok(t.has_time && t.reqs[1].time_us == 0, "SYSTOR: a request issued before the first comes at once");
+		ok(t.reqs[t.nr_reqs - 1].time_us < 10 * 1000000ull,
+		   "SYSTOR: the sample spans seconds, not the clock's wrap (%" PRIu64 " us)",
+		   t.reqs[t.nr_reqs - 1].time_us);
 		trace_free(&t);
 	}
 

@@ -359,8 +359,9 @@ static int read_lines(struct trace *t, FILE *f, const char *path, const char *fm
 				goto bad;
 			if (ts0 < 0)
 				ts0 = v[0];
-			/* FILETIME counts 100 ns */
-			add_bytes(t, o, v[1], v[2], write, (v[0] - (uint64_t)ts0) / 10);
+			/* FILETIME counts 100 ns; a record stamped before the first comes at once */
+			add_bytes(t, o, v[1], v[2], write,
+				  v[0] > (uint64_t)ts0 ? (v[0] - (uint64_t)ts0) / 10 : 0);
 			t->has_time = true;
 		} else if (!strcmp(fmt, "systor")) {
 			if (lineno == 1 && !strncmp(line, "Timestamp,", 10))
@@ -375,7 +376,8 @@ static int read_lines(struct trace *t, FILE *f, const char *path, const char *fm
 				goto bad;
 			if (ts0 < 0)
 				ts0 = d;
-			add_bytes(t, o, v[1], v[2], write, (uint64_t)((d - ts0) * 1e6));
+			/* the log is in completion order: some start before the first */
+			add_bytes(t, o, v[1], v[2], write, d > ts0 ? (uint64_t)((d - ts0) * 1e6) : 0);
 			t->has_time = true;
 		} else if (!strcmp(fmt, "tencent")) {
 			nf = split_csv(line, fields, 8);
