@@ -1372,6 +1372,8 @@ struct smq_recent {
  *	at all; see should_promote().)
  * @sketch: recent lookups per origin block, for admission.
  * @lookups: lookups since the policy was created.
+ * @last_lookup: jiffies at the last lookup that counted (at creation
+ *	before the first).
  * @hotspot_period_end: @lookups at which the hotspot period ends.
  * @cache_period_end: the same for the cache period.
  * @victim: the cache block a promotion would replace, or SMQ_NULL.
@@ -1444,6 +1446,7 @@ struct smq_policy {
 
 	struct smq_sketch sketch;
 	unsigned int lookups;
+	unsigned long last_lookup;
 	unsigned int hotspot_period_end;
 	unsigned int cache_period_end;
 	unsigned int victim;
@@ -1681,7 +1684,7 @@ static void end_cache_period(struct smq_policy *mq)
 
 static bool clean_target_met(struct smq_policy *mq, bool idle)
 {
-	/* Clean everything when idle or a cleaner; nothing when busy. */
+	/* Idle or a cleaner, clean what may be (see writeback_levels()); busy, nothing. */
 	if (idle || mq->cleaner)
 		return !mq->dirty.nr_elts;
 
@@ -1727,12 +1730,34 @@ static bool writeback_possible(struct smq_policy *mq)
 }
 
 /*
+ * The levels of the dirty queue a writeback may take a block from.  Busy,
+ * the lower half, where blocks cleaned are victims soon.  Idle, the lower
+ * half too: a pause between bursts is no reason to write back what was
+ * written or hit lately, as the next burst would mostly dirty it again.
+ * Every level once nothing was
+ * looked up for a writeback period, so that a cache left alone still
+ * ends clean; and while the queue holds fewer blocks than levels, when
+ * its lower half may be empty with blocks above.
+ */
+static unsigned int writeback_levels(struct smq_policy *mq, bool idle)
+{
+	struct smq_queue *q = &mq->dirty;
+
+	if (mq->cleaner ||
+	    (idle && (q->nr_elts < q->nr_levels ||
+		      time_after(jiffies, mq->last_lookup + WRITEBACK_PERIOD))))
+		return q->nr_levels;
+	return q->nr_levels / 2u;
+}
+
+/*
  * While busy, a writeback is only queued to make a clean block to
- * replace, and only dirty blocks of the lower half idle for a writeback
- * period (those ahead of the sentinels) qualify: cleaned, they stay in
- * the lower half, where victims are picked.  Once none does, none will
- * until the writeback sentinels move, so the walk is not repeated on
- * every miss until then.  Returns whether a writeback was queued.
+ * replace, and only dirty blocks idle for a writeback period (those ahead
+ * of the sentinels) qualify: cleaned, they stay in the lower half, where
+ * victims are picked.  Once none does, none will until the writeback
+ * sentinels move, so the walk is not repeated on every miss until then.
+ * Idle, any block of the levels writeback_levels() allows.  Returns
+ * whether a writeback was queued.
  */
 static bool queue_writeback(struct smq_policy *mq, bool idle)
 {
@@ -1742,7 +1767,7 @@ static bool queue_writeback(struct smq_policy *mq, bool idle)
 	if (!any && mq->no_idle_dirty)
 		return false;
 
-	e = q_peek(&mq->dirty, any ? mq->dirty.nr_levels : mq->dirty.nr_levels / 2u, any);
+	e = q_peek(&mq->dirty, writeback_levels(mq, idle), any);
 	if (e)
 		return queue_background_work(mq, e, POLICY_WRITEBACK);
 	if (!any)
@@ -2406,6 +2431,7 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 	}
 
 	mq->lookups++;
+	mq->last_lookup = jiffies;
 	freq = sketch_add(&mq->sketch, from_oblock(oblock));
 	e = h_lookup(&mq->table, from_oblock(oblock));
 	if (e) {
@@ -3001,6 +3027,7 @@ static struct smq_policy *__smq_create(dm_cblock_t cache_size, sector_t origin_s
 	stats_init(&mq->cache_stats, NR_LEVELS);
 
 	sentinels_init(mq, now);
+	mq->last_lookup = now;
 	forget_recent_lookups(mq);
 	mq->last_counted = mq->recent;
 	mq->promote_level = NR_LEVELS;

@@ -1888,6 +1888,40 @@ static void smq_test_busy_writeback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, btracker_nr_writebacks_queued(mq->bg_work), 1u);
 }
 
+/*
+ * Idle, the dirty blocks of the lower half are written back at once, the
+ * others only once no lookup came for a writeback period.  (A queue with
+ * fewer blocks than levels is cleaned whole at once: see
+ * smq_test_background_work.)
+ */
+static void smq_test_idle_writeback(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 2 * NR_LEVELS, 4096, false);
+	unsigned int i, counts[3] = {};
+	dm_cblock_t cblock;
+
+	/* keep redistribution out of this test */
+	mq->cache_period_end = mq->lookups + (1u << 30);
+	for (i = 0; i < 2 * NR_LEVELS; i++)
+		KUNIT_ASSERT_EQ(test, load(mq, i, i, true, i < NR_LEVELS ? 0 : NR_LEVELS - 1, true),
+				0);
+	/* a miss of a full cache, seen once: no promotion, but a lookup */
+	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 5000, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, mq->last_lookup, jiffies);
+
+	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, counts), NR_LEVELS);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_WRITEBACK], NR_LEVELS);
+	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, NR_LEVELS);
+	KUNIT_EXPECT_EQ(test, q_populated(&mq->dirty, 0, NR_LEVELS / 2u), 0ull);
+	/* busy, none of the upper half either */
+	KUNIT_EXPECT_FALSE(test, queue_writeback(mq, false));
+
+	mq->last_lookup = jiffies - WRITEBACK_PERIOD - 1;
+	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, NULL), NR_LEVELS);
+	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, 0u);
+	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, 2u * NR_LEVELS);
+}
+
 static void smq_test_hints(struct kunit *test)
 {
 	struct smq_policy *mq = make_policy(test, 70, 4096, false);
@@ -2271,6 +2305,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_demotion_refused),
 	KUNIT_CASE(smq_test_sentinels),
 	KUNIT_CASE(smq_test_busy_writeback),
+	KUNIT_CASE(smq_test_idle_writeback),
 	KUNIT_CASE(smq_test_hints),
 	KUNIT_CASE(smq_test_invalidate),
 	KUNIT_CASE(smq_test_bad_input),
