@@ -1734,10 +1734,10 @@ static bool writeback_possible(struct smq_policy *mq)
  * the lower half, where blocks cleaned are victims soon.  Idle, the lower
  * half too: a pause between bursts is no reason to write back what was
  * written or hit lately, as the next burst would mostly dirty it again.
- * Every level once nothing was
- * looked up for a writeback period, so that a cache left alone still
- * ends clean; and while the queue holds fewer blocks than levels, when
- * its lower half may be empty with blocks above.
+ * Every level once nothing was looked up for a writeback period, so that
+ * a cache left alone still ends clean, and while the queue holds fewer
+ * blocks than levels, as its lower half may then be empty with blocks
+ * above (see pick_victim()).
  */
 static unsigned int writeback_levels(struct smq_policy *mq, bool idle)
 {
@@ -1752,12 +1752,12 @@ static unsigned int writeback_levels(struct smq_policy *mq, bool idle)
 
 /*
  * While busy, a writeback is only queued to make a clean block to
- * replace, and only dirty blocks idle for a writeback period (those ahead
- * of the sentinels) qualify: cleaned, they stay in the lower half, where
- * victims are picked.  Once none does, none will until the writeback
- * sentinels move, so the walk is not repeated on every miss until then.
- * Idle, any block of the levels writeback_levels() allows.  Returns
- * whether a writeback was queued.
+ * replace, and only dirty blocks of the lower half idle for a writeback
+ * period (those ahead of the sentinels) qualify: cleaned, they stay in
+ * the lower half, where victims are picked.  Once none does, none will
+ * until the writeback sentinels move, so the walk is not repeated on
+ * every miss until then.  Idle, any block of the levels
+ * writeback_levels() allows.  Returns whether a writeback was queued.
  */
 static bool queue_writeback(struct smq_policy *mq, bool idle)
 {
