@@ -254,17 +254,16 @@ def summarise_vs_tree(rows, title, suffix, report, results, bounds=None):
     for policy in ('ours', 'lru', 'opt'):
         for key, name, label in (('slow', 'slow_io', 'slow-device I/O'),
                                  ('miss', 'miss', 'miss ratio')):
-            ratio = [p[policy][key] / p['tree'][key] for p in pairs.values()
-                     if policy in p and p['tree'][key]]
-            if not ratio:
+            ratios = {cell: p[policy][key] / p['tree'][key] for cell, p in pairs.items()
+                      if policy in p and p['tree'][key]}
+            if not ratios:
                 continue
-            n_above = sum(x > 1.0 for x in ratio)
+            ratio = list(ratios.values())
+            above = sorted((x, cell) for cell, x in ratios.items() if x > 1.0)
             if (policy, key) == ('ours', 'slow'):
-                named = sorted((p['ours']['slow'] / p['tree']['slow'], cell)
-                               for cell, p in pairs.items()
-                               if 'ours' in p and 0 < p['tree']['slow'] < p['ours']['slow'])
+                named = above
             report.append('| %s | %s | %.3f | %.3f | %d of %d |' %
-                          (policy, label, geomean(ratio), max(ratio), n_above, len(ratio)))
+                          (policy, label, geomean(ratio), max(ratio), len(above), len(ratio)))
             results.append(('geomean_%s_ratio%s.%s_vs_tree' % (name, suffix, policy),
                             geomean(ratio)))
     for i, name, label in ((0, 'floor', 'floor'), (1, 'plan', 'clairvoyant plan')):
