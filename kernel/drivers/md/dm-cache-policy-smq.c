@@ -1372,8 +1372,6 @@ struct smq_recent {
  *	at all; see should_promote().)
  * @sketch: recent lookups per origin block, for admission.
  * @lookups: lookups since the policy was created.
- * @last_lookup: jiffies at the last lookup that counted (at creation
- *	before the first).
  * @hotspot_period_end: @lookups at which the hotspot period ends.
  * @cache_period_end: the same for the cache period.
  * @victim: the cache block a promotion would replace, or SMQ_NULL.
@@ -1446,7 +1444,6 @@ struct smq_policy {
 
 	struct smq_sketch sketch;
 	unsigned int lookups;
-	unsigned long last_lookup;
 	unsigned int hotspot_period_end;
 	unsigned int cache_period_end;
 	unsigned int victim;
@@ -1743,9 +1740,10 @@ static unsigned int writeback_levels(struct smq_policy *mq, bool idle)
 {
 	struct smq_queue *q = &mq->dirty;
 
+	/* @last_counted holds the time of the last lookup that counted */
 	if (mq->cleaner ||
 	    (idle && (q->nr_elts < q->nr_levels ||
-		      time_after(jiffies, mq->last_lookup + WRITEBACK_PERIOD))))
+		      (u32)jiffies - mq->last_counted->at > WRITEBACK_PERIOD)))
 		return q->nr_levels;
 	return q->nr_levels / 2u;
 }
@@ -2431,7 +2429,6 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 	}
 
 	mq->lookups++;
-	mq->last_lookup = jiffies;
 	freq = sketch_add(&mq->sketch, from_oblock(oblock));
 	e = h_lookup(&mq->table, from_oblock(oblock));
 	if (e) {
@@ -3027,7 +3024,6 @@ static struct smq_policy *__smq_create(dm_cblock_t cache_size, sector_t origin_s
 	stats_init(&mq->cache_stats, NR_LEVELS);
 
 	sentinels_init(mq, now);
-	mq->last_lookup = now;
 	forget_recent_lookups(mq);
 	mq->last_counted = mq->recent;
 	mq->promote_level = NR_LEVELS;
