@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make check: the kernel's own style and static checks on our work:
 # checkpatch --strict on every patch of the series, kernel-doc on our
-# files, a sparse (C=2) and W=1 build of their objects, and the tree's
+# files, a sparse (C=2) and W=1 build of their objects, a 32-bit build of
+# them (no libgcc division helpers), and the tree's
 # documentation build of the directories of our pages.  Fails on any
 # finding in our code.
 set -euo pipefail
@@ -80,6 +81,33 @@ for o in $objs; do
 done
 # leave the object as the normal build makes it
 make -s -C "$WORK" O="$BUILD/guest" $objs >/dev/null 2>&1 || true
+
+# The same objects built for a 32-bit kernel.  The kernel links no
+# libgcc: a plain 64-bit division or modulo there becomes a call to
+# __udivdi3 or one of its siblings, which no kernel provides, and the
+# module fails to load (built in, the kernel fails to link).
+stage i386 "$(echo $objs)"
+obj32=$BUILD/i386
+mkdir -p "$obj32"
+if make -s -C "$WORK" O="$obj32" ARCH=i386 tinyconfig >"$tmp/log32" 2>&1 &&
+	"$WORK/scripts/kconfig/merge_config.sh" -m -O "$obj32" "$obj32/.config" \
+		"$LAB_DIR/config/i386.fragment" >>"$tmp/log32" 2>&1 &&
+	make -s -C "$WORK" O="$obj32" ARCH=i386 olddefconfig >>"$tmp/log32" 2>&1 &&
+	make -s -C "$WORK" O="$obj32" ARCH=i386 -j"$JOBS" $objs >>"$tmp/log32" 2>&1; then
+	for o in $objs; do
+		helpers=$(nm -u "$obj32/$o" | awk '{ print $2 }' |
+			grep -E '^__(u?(div|mod)di3|udivmoddi4|divmoddi4)$' || true)
+		if [ -n "$helpers" ]; then
+			echo "$o needs libgcc's $(echo $helpers) on i386"
+			findings=$((findings + 1))
+		else
+			echo "clean: $o (i386)"
+		fi
+	done
+else
+	tail -n 20 "$tmp/log32"
+	findings=$((findings + 1))
+fi
 
 echo "make check: $findings finding(s)"
 [ "$findings" -eq 0 ]

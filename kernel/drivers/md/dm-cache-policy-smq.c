@@ -417,14 +417,16 @@ struct smq_sketch {
  */
 static bool hash_mult_spreads(u64 mult)
 {
-	u64 s, off;
+	u64 off;
+	u32 s;
 
 	for (s = 1; s < HASH_STRIDES; s++) {
 		off = mult * s;
 		/* the distance of s * mult to the nearest whole turn */
 		if ((s64)off < 0)
 			off = -off;
-		if (off < BIT_ULL(64 - HASH_SPREAD_SHIFT) / s)
+		/* div_u64(): a 32-bit kernel has no plain 64-bit division */
+		if (off < div_u64(BIT_ULL(64 - HASH_SPREAD_SHIFT), s))
 			return false;
 	}
 	return true;
