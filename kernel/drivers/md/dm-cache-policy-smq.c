@@ -2571,8 +2571,13 @@ static void __complete_background_work(struct smq_policy *mq, struct policy_work
 			forget_entry(mq, e);
 		else
 			q_push(cache_queue(mq, e), e);
+		/*
+		 * Retired first: with the tracker full, the heir's promotion
+		 * would be refused for the very work that made room for it.
+		 */
+		btracker_complete(mq->bg_work, work);
 		promote_heir(mq, freed);
-		break;
+		return;
 
 	case POLICY_WRITEBACK:
 		if (!e->hashed)

@@ -1823,6 +1823,30 @@ static void smq_test_heir_cached_meanwhile(struct kunit *test)
 }
 
 /*
+ * A demotion that ends while the tracker is full has made room for its
+ * winner's promotion: it is retired before that promotion is queued.
+ */
+static void smq_test_heir_tracker_full(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 16, 4096, false);
+	struct policy_work work = { .op = POLICY_PROMOTE }, *demotion;
+	unsigned int i;
+
+	demotion = winner_waiting(test, mq);
+	for (i = 0; i <= MAX_BACKGROUND_WORK; i++) {
+		work.oblock = to_oblock(1000 + i);
+		work.cblock = to_cblock(i % 16);
+		if (btracker_queue(mq->bg_work, &work, NULL))
+			break;
+	}
+	KUNIT_ASSERT_LE(test, i, MAX_BACKGROUND_WORK);
+
+	smq_complete_background_work(&mq->policy, demotion, true);
+	KUNIT_EXPECT_EQ(test, mq->nr_heirs, 0u);
+	KUNIT_EXPECT_TRUE(test, btracker_promotion_already_present(mq->bg_work, to_oblock(100)));
+}
+
+/*
  * Sentinels split each level into blocks not requeued for a period and
  * younger ones; a busy cache writes back only the older.
  */
@@ -2325,6 +2349,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_invalidate_demotion),
 	KUNIT_CASE(smq_test_free_target),
 	KUNIT_CASE(smq_test_heir_cached_meanwhile),
+	KUNIT_CASE(smq_test_heir_tracker_full),
 	KUNIT_CASE(smq_test_wide_ghosts),
 	KUNIT_CASE_SLOW(smq_test_large_cache),
 	KUNIT_CASE(smq_test_cleaner),
