@@ -595,7 +595,7 @@ static unsigned int sketch_add(struct smq_sketch *s, u64 oblock)
  * @last_target_nr_elts: @nr_elts when @target_count was computed.
  * @target_count: entries each level should hold after redistribution.
  * @hits: if set, the hit bits of the entries, indexed from @hits_base: an
- *	entry hit in this period is not pushed down by another's hit.
+ *	entry hit in this tick is not pushed down by another's hit.
  * @unbalanced: the last redistribution ran out of moves; every tick goes
  *	on with it until the levels hold their targets.
  */
@@ -793,9 +793,11 @@ static void q_place_oldest(struct smq_queue *q, struct smq_list *from, unsigned 
  * @moves entries (and what is out of every level when they run out): a
  * level short of entries takes the oldest from above; a level with too
  * many hands its youngest to the level above, in their order, where they
- * are the youngest.  Only misplaced entries move, and each once: handed
- * on, they wait in a list of their own, out of any level, until a level
- * keeps them.  Handed from level to level instead, entries promoted into
+ * are the youngest.  Only misplaced entries move, each once if the moves
+ * last: handed on, they wait in a list of their own, out of any level,
+ * until a level keeps them.  If the moves run out first, what is carried
+ * goes to the top level, and the next ticks bring it down again, oldest
+ * first.  Handed from level to level instead, entries promoted into
  * the bottom level while a new cache filled climbed through all of them
  * one by one, moving each block 31 times on average in one tick,
  * interrupts off.  Returns whether every level holds its target.
@@ -861,7 +863,7 @@ static void q_start_redistribution(struct smq_queue *q)
 
 /*
  * The entry to swap with one climbing into @level: the oldest there not
- * hit in this period itself, among the first few, so that entries hit
+ * hit in this tick itself, among the first few, so that entries hit
  * equally often cannot keep pushing each other back down.
  */
 static struct smq_entry *q_swap_partner(struct smq_queue *q, unsigned int level)
@@ -2192,8 +2194,8 @@ static struct smq_entry *update_hotspot_queue(struct smq_policy *mq, dm_oblock_t
 		stats_level_accessed(&mq->hotspot_stats, e->level);
 		hi = get_index(&mq->hotspot_alloc, e);
 		/*
-		 * A block moves up once per period; later misses in the
-		 * same period would only reorder it within its level.
+		 * A block moves up once per tick; later misses in the
+		 * same tick would only reorder it within its level.
 		 */
 		if (!hit_bits_test_and_set(&mq->hotspot_hits, hi))
 			q_requeue(&mq->hotspot, e, mq->hotspot_level_jump);
