@@ -152,10 +152,13 @@ struct power_actor {
  *	switch-on
  * @sustainable_power_estimated: @sustainable_power is our estimate, not
  *	the platform's or a user's
+ * @gains_due: the trips gave no temperature range to estimate the gains
+ *	from; they are estimated once they do
  * @err_integral: accumulated error, in periods
  * @prev_err: error of the previous update, for the derivative
  * @last_update_ns: when the controller last ran, 0 after a reset
- * @sustainable_power: the sustainable power the gains were estimated for
+ * @sustainable_power: the sustainable power the gains were estimated for,
+ *	or are due to be
  * @equilibrium: what the zone has been seen to need beyond
  *	@sustainable_power to hold the desired temperature, mW fixed point;
  *	learnt near it and kept across resets
@@ -174,6 +177,7 @@ struct power_allocator_params {
 	bool allocated_tzp;
 	bool update_cdevs;
 	bool sustainable_power_estimated;
+	bool gains_due;
 	s64 err_integral;
 	s64 prev_err;
 	u64 last_update_ns;
@@ -260,9 +264,10 @@ static void update_gain(s32 *k, s32 *prev, s32 estimate)
  * times the sustainable power at switch-on to the sustainable power at the
  * desired temperature (k_pu), and half as steeply above it (k_po); k_i is
  * a tenth of k_pu, k_d and integral_cutoff stay 0.  Gains a user or the
- * platform set are kept.
+ * platform set are kept.  Returns false, estimating nothing, if the trips
+ * give no range to spread the budget over.
  */
-static void estimate_pid_constants(struct thermal_zone_params *tzp,
+static bool estimate_pid_constants(struct thermal_zone_params *tzp,
 				   struct power_allocator_params *params,
 				   u32 sustainable_power, int control_temp)
 {
@@ -272,21 +277,27 @@ static void estimate_pid_constants(struct thermal_zone_params *tzp,
 	if (params->trip_switch_on)
 		delta -= params->trip_switch_on->temperature;
 
-	/* Two passive trips at one temperature: nothing sensible to guess. */
+	/*
+	 * Two passive trips at one temperature, or a desired temperature not
+	 * set yet (a writable trip still THERMAL_TEMP_INVALID): nothing
+	 * sensible to guess.
+	 */
 	if (delta <= 0)
-		return;
+		return false;
 
 	k_po = min_t(s64, div64_s64(int_to_frac(sustainable_power), delta), S32_MAX);
 	k_pu = min_t(s64, div64_s64(int_to_frac(2ULL * sustainable_power), delta), S32_MAX);
 	update_gain(&tzp->k_po, &params->est_k_po, k_po);
 	update_gain(&tzp->k_pu, &params->est_k_pu, k_pu);
 	update_gain(&tzp->k_i, &params->est_k_i, max(k_pu / 10, 1));
+	return true;
 }
 
 /*
  * The sustainable power to use now: the zone's, or an estimate when it has
  * none, which the zone then shows in sysfs; the gains follow any change,
- * as far as nobody set them.
+ * as far as nobody set them, and are estimated as soon as the trips allow
+ * if they did not when it changed.
  */
 static u32 get_sustainable_power(struct thermal_zone_device *tz,
 				 struct power_allocator_params *params, int control_temp)
@@ -302,10 +313,13 @@ static u32 get_sustainable_power(struct thermal_zone_device *tz,
 	}
 
 	if (sustainable_power != params->sustainable_power) {
-		estimate_pid_constants(tz->tzp, params, sustainable_power, control_temp);
 		params->sustainable_power = sustainable_power;
 		params->equilibrium = 0;
+		params->gains_due = true;
 	}
+	if (params->gains_due)
+		params->gains_due = !estimate_pid_constants(tz->tzp, params, sustainable_power,
+							    control_temp);
 
 	return sustainable_power;
 }
@@ -1183,7 +1197,8 @@ static int power_allocator_bind(struct thermal_zone_device *tz)
 	if (params->trip_max) {
 		u32 sp = tz->tzp->sustainable_power ?: estimate_sustainable_power(params);
 
-		estimate_pid_constants(tz->tzp, params, sp, params->trip_max->temperature);
+		params->gains_due = !estimate_pid_constants(tz->tzp, params, sp,
+							    params->trip_max->temperature);
 		params->sustainable_power = tz->tzp->sustainable_power;
 	}
 

@@ -255,6 +255,31 @@ static void ipa_test_rebind_gains(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tz->tzp->k_po, 777);
 }
 
+/*
+ * A desired temperature not set yet at bind (a writable trip) gives no
+ * range to estimate the gains from: they are estimated once it is set,
+ * though the sustainable power has not changed meanwhile.
+ */
+static void ipa_test_gains_when_trips_allow(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 4500);
+	struct power_allocator_params *params;
+
+	tz->trips[1].trip.temperature = THERMAL_TEMP_INVALID;
+	fake_bind(test, tz, 4000, 1000, 1);
+	governor_bind(test, tz);
+	params = tz->governor_data;
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, 0);
+	get_sustainable_power(tz, params, THERMAL_TEMP_INVALID);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, 0);
+
+	tz->trips[1].trip.temperature = 75000;
+	KUNIT_EXPECT_EQ(test, get_sustainable_power(tz, params, 75000), 4500u);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_po, (s32)(int_to_frac(4500) / 10000));
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(9000) / 10000));
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_i, tz->tzp->k_pu / 10);
+}
+
 static void ipa_test_pid_terms(struct kunit *test)
 {
 	struct power_allocator_params params = {};
@@ -987,6 +1012,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_defaults),
 	KUNIT_CASE(ipa_test_user_gains_kept),
 	KUNIT_CASE(ipa_test_rebind_gains),
+	KUNIT_CASE(ipa_test_gains_when_trips_allow),
 	KUNIT_CASE(ipa_test_pid_terms),
 	KUNIT_CASE(ipa_test_anti_windup),
 	KUNIT_CASE(ipa_test_integral_cutoff),
