@@ -623,11 +623,15 @@ static u32 step_cost(const struct power_actor *power, const struct power_step *s
 
 /*
  * Keep in @best actor @i's best step up that costs at most @room, if
- * better.  A step that costs nothing at the present load is taken
- * whatever it delivers, the furthest first: an idle device then waits
- * for work at full speed, as a split by demand would leave it.
+ * better.  A step that costs nothing at the present load is taken, if
+ * @free_steps, whatever it delivers, the furthest first: an idle device
+ * then waits for work at full speed.  Not above the desired temperature:
+ * there its next burst would run unthrottled until the next update and
+ * add to the overshoot, so it waits at its deepest state, where a split
+ * by demand, which grants nothing to a device asking for nothing, would
+ * leave it too.
  */
-static int best_step(struct power_actor *power, unsigned int i, u32 room,
+static int best_step(struct power_actor *power, unsigned int i, u32 room, bool free_steps,
 		     struct power_step *best)
 {
 	struct power_actor *pa = &power[i];
@@ -640,6 +644,8 @@ static int best_step(struct power_actor *power, unsigned int i, u32 room,
 		ret = state_cost(pa, s, &p, &f);
 		if (ret)
 			return ret;
+		if (p <= pa->state_power && !free_steps)
+			continue;
 		if (p <= pa->state_power)
 			worth = U64_MAX;
 		else if (f <= pa->perf || p - pa->state_power > room)
@@ -659,14 +665,14 @@ static int best_step(struct power_actor *power, unsigned int i, u32 room,
 
 /* The best step up of any of the @n actors that costs at most @room. */
 static int best_step_within(struct power_actor *power, unsigned int n, u32 room,
-			    struct power_step *best)
+			    bool free_steps, struct power_step *best)
 {
 	unsigned int i;
 	int ret;
 
 	best->worth = 0;
 	for (i = 0; i < n; i++) {
-		ret = best_step(power, i, room, best);
+		ret = best_step(power, i, room, free_steps, best);
 		if (ret)
 			return ret;
 	}
@@ -679,7 +685,8 @@ static int best_step_within(struct power_actor *power, unsigned int n, u32 room,
  * split costs each actor a scan of its states per move rather than the
  * whole zone's per move of any.
  */
-static int best_next_step(struct power_actor *power, unsigned int n, struct power_step *best)
+static int best_next_step(struct power_actor *power, unsigned int n, bool free_steps,
+			  struct power_step *best)
 {
 	struct power_step *next;
 	unsigned int i;
@@ -690,7 +697,7 @@ static int best_next_step(struct power_actor *power, unsigned int n, struct powe
 		next = &power[i].next;
 		if (!power[i].next_known) {
 			next->worth = 0;
-			ret = best_step(power, i, U32_MAX, next);
+			ret = best_step(power, i, U32_MAX, free_steps, next);
 			if (ret)
 				return ret;
 			power[i].next_known = true;
@@ -712,12 +719,14 @@ static int best_next_step(struct power_actor *power, unsigned int n, struct powe
  * would cost over half the sustainable power @sp (alternating across it
  * would swing the temperature).  Above the desired temperature too the
  * budget is filled as far as it goes: it is what the controller asked
- * for, and waiting already leaves some of it unspent.
+ * for, and waiting already leaves some of it unspent; but not with steps
+ * that cost nothing now (see best_step()), if @hot.
  *
  * False if an actor cannot tell: the split by demand then sets every
  * state.
  */
-static bool split_by_efficiency(struct power_actor *power, unsigned int n, u32 budget, u32 sp)
+static bool split_by_efficiency(struct power_actor *power, unsigned int n, u32 budget, u32 sp,
+				bool hot)
 {
 	struct power_step want, fits;
 	unsigned int i;
@@ -742,13 +751,13 @@ static bool split_by_efficiency(struct power_actor *power, unsigned int n, u32 b
 		u32 room = budget > spent ? budget - spent : 0;
 		u32 cost;
 
-		if (best_next_step(power, n, &want))
+		if (best_next_step(power, n, !hot, &want))
 			return false;
 		if (!want.worth)
 			break;
 		cost = step_cost(power, &want);
 		if (cost > room) {
-			if (best_step_within(power, n, room, &fits))
+			if (best_step_within(power, n, room, !hot, &fits))
 				return false;
 			if (!fits.worth)
 				break;
@@ -931,7 +940,7 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 		goto trace;
 	}
 
-	if (!split_by_efficiency(params->power, n, t.output, sp)) {
+	if (!split_by_efficiency(params->power, n, t.output, sp, t.err < 0)) {
 		divvy_up_power(params->power, n, total_weighted_req, t.output);
 		for (i = 0; i < n; i++)
 			grant_to_state(&params->power[i]);

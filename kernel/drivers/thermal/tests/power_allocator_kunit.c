@@ -580,41 +580,41 @@ static void ipa_test_split_by_efficiency(struct kunit *test)
 	fake_perf_actor(test, tz, &pa[1], ineff_powers, ineff_perfs, 1024);
 
 	/* split by requests, B would get two thirds; A takes it all */
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1200, 2000));
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1200, 2000, false));
 	KUNIT_EXPECT_EQ(test, pa[0].state, 0ul);
 	KUNIT_EXPECT_EQ(test, pa[1].state, (unsigned long)FAKE_MAX_STATE);
 	KUNIT_EXPECT_EQ(test, pa[0].state_power + pa[1].state_power, 1200u);
 	KUNIT_EXPECT_EQ(test, pa[0].perf + pa[1].perf, 2400u);
 
 	/* A's last step (400 mW, 1.0) does not fit in 1150; B's (0.9) does */
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150, 2000));
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150, 2000, false));
 	KUNIT_EXPECT_EQ(test, pa[0].state, 1ul);
 	KUNIT_EXPECT_EQ(test, pa[1].state, 3ul);
 
 	/* B's worth 0.6 of A's, under two thirds: A's step is waited for ... */
 	fake(pa[1].instance->cdev)->perfs = flat_perfs;
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150, 2000));
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150, 2000, false));
 	KUNIT_EXPECT_EQ(test, pa[0].state, 1ul);
 	KUNIT_EXPECT_EQ(test, pa[1].state, (unsigned long)FAKE_MAX_STATE);
 	/* ... unless it costs over half the sustainable power */
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150, 700));
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150, 700, false));
 	KUNIT_EXPECT_EQ(test, pa[1].state, 3ul);
 	/* worth 0.7 of A's: B's step is taken */
 	fake(pa[1].instance->cdev)->perfs = near_perfs;
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150, 2000));
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1150, 2000, false));
 	KUNIT_EXPECT_EQ(test, pa[0].state, 1ul);
 	KUNIT_EXPECT_EQ(test, pa[1].state, 3ul);
 
 	/* four times the weight: B's steps count four times */
 	fake(pa[1].instance->cdev)->perfs = ineff_perfs;
 	pa[1].weight = 4 * 1024;
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1200, 2000));
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 1200, 2000, false));
 	KUNIT_EXPECT_EQ(test, pa[0].state, 1ul);
 	KUNIT_EXPECT_EQ(test, pa[1].state, 2ul);
 	KUNIT_EXPECT_EQ(test, pa[0].state_power + pa[1].state_power, 1200u);
 
 	/* less than the deepest states draw: the deepest states */
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 100, 2000));
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 100, 2000, false));
 	KUNIT_EXPECT_EQ(test, pa[0].state, (unsigned long)FAKE_MAX_STATE);
 	KUNIT_EXPECT_EQ(test, pa[1].state, (unsigned long)FAKE_MAX_STATE);
 
@@ -622,26 +622,31 @@ static void ipa_test_split_by_efficiency(struct kunit *test)
 	pa[1].weight = 1024;
 	pa[0].full_req_power /= 2;
 	pa[1].full_req_power /= 2;
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 600, 2000));
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 600, 2000, false));
 	KUNIT_EXPECT_EQ(test, pa[0].state, 0ul);
 	KUNIT_EXPECT_EQ(test, pa[1].state, (unsigned long)FAKE_MAX_STATE);
 
 	/* idle, B costs nothing at any state: it waits for work at full speed */
 	pa[1].full_req_power = 0;
-	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 600, 2000));
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 600, 2000, false));
 	KUNIT_EXPECT_EQ(test, pa[0].state, 0ul);
 	KUNIT_EXPECT_EQ(test, pa[1].state, 0ul);
+	KUNIT_EXPECT_EQ(test, pa[1].state_power, 0u);
+	/* ... but not above the desired temperature, where it waits deepest */
+	KUNIT_EXPECT_TRUE(test, split_by_efficiency(pa, 2, 600, 2000, true));
+	KUNIT_EXPECT_EQ(test, pa[0].state, 0ul);
+	KUNIT_EXPECT_EQ(test, pa[1].state, (unsigned long)FAKE_MAX_STATE);
 	KUNIT_EXPECT_EQ(test, pa[1].state_power, 0u);
 
 	/* a device that cannot tell, fails, or fails at one state: by demand */
 	pa[1].instance->cdev->ops = &fake_ops;
-	KUNIT_EXPECT_FALSE(test, split_by_efficiency(pa, 2, 1200, 2000));
+	KUNIT_EXPECT_FALSE(test, split_by_efficiency(pa, 2, 1200, 2000, false));
 	pa[1].instance->cdev->ops = &fake_perf_ops;
 	fake(pa[0].instance->cdev)->fail_top = true;
-	KUNIT_EXPECT_FALSE(test, split_by_efficiency(pa, 2, 1200, 2000));
+	KUNIT_EXPECT_FALSE(test, split_by_efficiency(pa, 2, 1200, 2000, false));
 	fake(pa[0].instance->cdev)->fail_top = false;
 	fake(pa[1].instance->cdev)->fail = true;
-	KUNIT_EXPECT_FALSE(test, split_by_efficiency(pa, 2, 1200, 2000));
+	KUNIT_EXPECT_FALSE(test, split_by_efficiency(pa, 2, 1200, 2000, false));
 }
 
 /* Weights bias the split; all-zero weights count as equal. */
