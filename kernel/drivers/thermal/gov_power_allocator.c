@@ -213,7 +213,8 @@ static bool power_actor_is_valid(struct thermal_instance *instance)
 
 /*
  * sysfs takes any int as a weight, and shows it as one: a weight above
- * INT_MAX was written negative, and asks for no share.
+ * INT_MAX was written negative, and counts as 0 (no share while another
+ * actor has a weight; with every weight 0, the actors weigh the same).
  */
 static u32 instance_weight(const struct thermal_instance *instance)
 {
