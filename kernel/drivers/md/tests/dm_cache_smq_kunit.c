@@ -1634,6 +1634,21 @@ static void smq_test_background_work(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 999, READ, &cblock));
 }
 
+/* Queue dummy promotions into @mq's tracker until it refuses more. */
+static void fill_tracker(struct kunit *test, struct smq_policy *mq)
+{
+	struct policy_work work = { .op = POLICY_PROMOTE };
+	unsigned int i;
+
+	for (i = 0; i <= MAX_BACKGROUND_WORK; i++) {
+		work.oblock = to_oblock(1000 + i);
+		work.cblock = to_cblock(i % 16);
+		if (btracker_queue(mq->bg_work, &work, NULL))
+			break;
+	}
+	KUNIT_ASSERT_LE(test, i, MAX_BACKGROUND_WORK);
+}
+
 /*
  * With the tracker full, a winner's demotion cannot be queued: the winner
  * is not made heir to a block nobody frees, and the victim, still cached,
@@ -1642,18 +1657,10 @@ static void smq_test_background_work(struct kunit *test)
 static void smq_test_demotion_refused(struct kunit *test)
 {
 	struct smq_policy *mq = make_policy(test, 16, 4096, false);
-	struct policy_work work = { .op = POLICY_PROMOTE };
-	unsigned int i;
 	bool queued;
 
 	load_mappings(test, mq, 16, 0, false, 0);
-	for (i = 0; i <= MAX_BACKGROUND_WORK; i++) {
-		work.oblock = to_oblock(1000 + i);
-		work.cblock = to_cblock(i % 16);
-		if (btracker_queue(mq->bg_work, &work, NULL))
-			break;
-	}
-	KUNIT_ASSERT_LE(test, i, MAX_BACKGROUND_WORK);
+	fill_tracker(test, mq);
 
 	KUNIT_EXPECT_NULL(test, queue_promotion(mq, to_oblock(999), NR_LEVELS - 1, NULL, NULL,
 						&queued));
@@ -1833,17 +1840,10 @@ static void smq_test_heir_cached_meanwhile(struct kunit *test)
 static void smq_test_heir_tracker_full(struct kunit *test)
 {
 	struct smq_policy *mq = make_policy(test, 16, 4096, false);
-	struct policy_work work = { .op = POLICY_PROMOTE }, *demotion;
-	unsigned int i;
+	struct policy_work *demotion;
 
 	demotion = winner_waiting(test, mq);
-	for (i = 0; i <= MAX_BACKGROUND_WORK; i++) {
-		work.oblock = to_oblock(1000 + i);
-		work.cblock = to_cblock(i % 16);
-		if (btracker_queue(mq->bg_work, &work, NULL))
-			break;
-	}
-	KUNIT_ASSERT_LE(test, i, MAX_BACKGROUND_WORK);
+	fill_tracker(test, mq);
 
 	smq_complete_background_work(&mq->policy, demotion, true);
 	KUNIT_EXPECT_EQ(test, mq->nr_heirs, 0u);
