@@ -645,14 +645,15 @@ static int best_step(struct power_actor *power, unsigned int i, u32 room, bool f
 		ret = state_cost(pa, s, &p, &f);
 		if (ret)
 			return ret;
-		if (p <= pa->state_power && !free_steps)
-			continue;
-		if (p <= pa->state_power)
+		if (p <= pa->state_power) {
+			if (!free_steps)
+				continue;
 			worth = U64_MAX;
-		else if (f <= pa->perf || p - pa->state_power > room)
+		} else if (f <= pa->perf || p - pa->state_power > room) {
 			continue;
-		else
+		} else {
 			worth = div_u64((u64)(f - pa->perf) * pa->weight, p - pa->state_power) + 1;
+		}
 		if (!better_step(worth, best))
 			continue;
 		best->actor = i;
