@@ -1822,12 +1822,15 @@ static struct smq_entry *sample_victims(struct smq_policy *mq, unsigned int from
  * waits for the levels to be spread again rather than demote what was
  * promoted or hit last; busy, it may write back an idle dirty block of
  * its lower half to get a clean one there (see queue_writeback()).
+ * The victim's count goes to *@freq, ~0u with no victim.
  */
 static struct smq_entry *pick_victim(struct smq_policy *mq, unsigned int *freq)
 {
 	struct smq_queue *q = &mq->clean;
 	unsigned int half = q->nr_levels / 2u;
 	struct smq_entry *e = NULL;
+
+	*freq = ~0u;
 
 	/*
 	 * Tested here, not only in the sampling: in a mostly dirty cache
@@ -1893,13 +1896,12 @@ static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *fre
 
 /*
  * Demote @victim; with none, write back so that there will be one.
- * Returns whether work was queued.
+ * Returns whether work was queued.  The caller found migrations allowed:
+ * read again here, the flag, which the lock does not cover, could have
+ * changed in between.
  */
 static bool demote(struct smq_policy *mq, struct smq_entry *victim)
 {
-	if (WARN_ON_ONCE(!mq->migrations_allowed))
-		return false;
-
 	if (!victim)
 		return !clean_target_met(mq, true) && queue_writeback(mq, false);
 
