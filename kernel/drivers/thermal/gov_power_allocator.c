@@ -152,8 +152,10 @@ struct power_actor {
  *	switch-on
  * @sustainable_power_estimated: @sustainable_power is our estimate, not
  *	the platform's or a user's
- * @gains_due: the trips gave no temperature range to estimate the gains
- *	from; they are estimated once they do
+ * @gains_due: the gains are to be estimated again (the sustainable power
+ *	or the trips changed), as soon as the trips give a range to spread
+ *	the budget over
+ * @gain_range: that range, in m°C, when the gains were last estimated
  * @err_integral: accumulated error, in periods
  * @prev_err: error of the previous update, for the derivative
  * @last_update_ns: when the controller last ran, 0 after a reset
@@ -178,6 +180,7 @@ struct power_allocator_params {
 	bool update_cdevs;
 	bool sustainable_power_estimated;
 	bool gains_due;
+	s64 gain_range;
 	s64 err_integral;
 	s64 prev_err;
 	u64 last_update_ns;
@@ -261,6 +264,23 @@ static void update_gain(s32 *k, s32 *prev, s32 estimate)
 }
 
 /*
+ * The range the default gains spread the budget over: from switch-on to
+ * @control_temp, or from 0 °C without a switch-on trip, as the governor
+ * always has.  A switch-on trip not set yet (a writable trip still
+ * THERMAL_TEMP_INVALID) is no switch-on trip, as in manage(): counted
+ * from -274 °C, the range would be over four times as wide and the gains
+ * as much too weak.
+ */
+static s64 gain_range(const struct power_allocator_params *params, int control_temp)
+{
+	const struct thermal_trip *switch_on = params->trip_switch_on;
+
+	if (switch_on && switch_on->temperature != THERMAL_TEMP_INVALID)
+		return (s64)control_temp - switch_on->temperature;
+	return control_temp;
+}
+
+/*
  * Default gains: the proportional term alone takes the budget from three
  * times the sustainable power at switch-on to the sustainable power at the
  * desired temperature (k_pu), and half as steeply above it (k_po); k_i is
@@ -272,16 +292,12 @@ static bool estimate_pid_constants(struct thermal_zone_params *tzp,
 				   struct power_allocator_params *params,
 				   u32 sustainable_power, int control_temp)
 {
-	s64 delta = control_temp;
+	s64 delta = gain_range(params, control_temp);
 	s32 k_po, k_pu;
-
-	if (params->trip_switch_on)
-		delta -= params->trip_switch_on->temperature;
 
 	/*
 	 * Two passive trips at one temperature, or a desired temperature not
-	 * set yet (a writable trip still THERMAL_TEMP_INVALID): nothing
-	 * sensible to guess.
+	 * set yet (THERMAL_TEMP_INVALID): nothing sensible to guess.
 	 */
 	if (delta <= 0)
 		return false;
@@ -291,14 +307,15 @@ static bool estimate_pid_constants(struct thermal_zone_params *tzp,
 	update_gain(&tzp->k_po, &params->est_k_po, k_po);
 	update_gain(&tzp->k_pu, &params->est_k_pu, k_pu);
 	update_gain(&tzp->k_i, &params->est_k_i, max(k_pu / 10, 1));
+	params->gain_range = delta;
 	return true;
 }
 
 /*
  * The sustainable power to use now: the zone's, or an estimate when it has
- * none, which the zone then shows in sysfs; the gains follow any change,
- * as far as nobody set them, and are estimated as soon as the trips allow
- * if they did not when it changed.
+ * none, which the zone then shows in sysfs.  The gains nobody set follow
+ * any change of it or of the trips' range (a trip written through sysfs),
+ * as soon as the trips give a range.
  */
 static u32 get_sustainable_power(struct thermal_zone_device *tz,
 				 struct power_allocator_params *params, int control_temp)
@@ -318,6 +335,8 @@ static u32 get_sustainable_power(struct thermal_zone_device *tz,
 		params->equilibrium = 0;
 		params->gains_due = true;
 	}
+	if (gain_range(params, control_temp) != params->gain_range)
+		params->gains_due = true;
 	if (params->gains_due)
 		params->gains_due = !estimate_pid_constants(tz->tzp, params, sustainable_power,
 							    control_temp);

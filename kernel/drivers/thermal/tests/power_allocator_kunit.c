@@ -280,6 +280,37 @@ static void ipa_test_gains_when_trips_allow(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tz->tzp->k_i, tz->tzp->k_pu / 10);
 }
 
+/*
+ * A switch-on trip not set yet counts as none, and the gains nobody set
+ * follow the trips when they are written.
+ */
+static void ipa_test_gains_follow_trips(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 4500);
+	struct power_allocator_params *params;
+
+	tz->trips[0].trip.temperature = THERMAL_TEMP_INVALID;
+	fake_bind(test, tz, 4000, 1000, 1);
+	governor_bind(test, tz);
+	params = tz->governor_data;
+	/* from 0 C, not from -274 C (k_po 13) */
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_po, (s32)(int_to_frac(4500) / 75000));
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(9000) / 75000));
+
+	tz->trips[0].trip.temperature = 65000;
+	get_sustainable_power(tz, params, 75000);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_po, (s32)(int_to_frac(4500) / 10000));
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(9000) / 10000));
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_i, tz->tzp->k_pu / 10);
+
+	/* a gain a user wrote stays when the desired temperature moves */
+	tz->tzp->k_po = 300;
+	tz->trips[1].trip.temperature = 85000;
+	get_sustainable_power(tz, params, 85000);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_po, 300);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(9000) / 20000));
+}
+
 static void ipa_test_pid_terms(struct kunit *test)
 {
 	struct power_allocator_params params = {};
@@ -1018,6 +1049,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_user_gains_kept),
 	KUNIT_CASE(ipa_test_rebind_gains),
 	KUNIT_CASE(ipa_test_gains_when_trips_allow),
+	KUNIT_CASE(ipa_test_gains_follow_trips),
 	KUNIT_CASE(ipa_test_pid_terms),
 	KUNIT_CASE(ipa_test_anti_windup),
 	KUNIT_CASE(ipa_test_integral_cutoff),
