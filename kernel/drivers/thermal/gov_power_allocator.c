@@ -158,7 +158,7 @@ struct power_actor {
  * @gain_range: that range, in m°C, when the gains were last estimated
  * @err_integral: accumulated error, in periods
  * @prev_err: error of the previous update, for the derivative
- * @last_update_ns: when the controller last ran, 0 after a reset
+ * @last_update_ns: when the controller last ran, 0 after a reset or a resume
  * @sustainable_power: the sustainable power the gains were estimated for,
  *	or are due to be
  * @equilibrium: what the zone has been seen to need beyond
@@ -400,9 +400,16 @@ static void pid_step(struct power_allocator_params *params, const struct thermal
 	 * Per millisecond of the time that really passed.  k_d is a whole
 	 * number of mW per m°C/ms, not fixed point like the other gains: so
 	 * the governor has always scaled it, and so users have tuned it.
+	 * The first update after a reset or a resume has no previous error
+	 * to take a rate of change from (the tree's governor took the error
+	 * itself for one: a kick of k_d times it at every switch-on).
 	 */
 	dt_ms = mul_frac(periods, int_to_frac(max(period_ms, 1u)));
-	t->d = div_frac(mul_frac(int_to_frac(gain(tzp->k_d)), err - params->prev_err), dt_ms);
+	if (params->last_update_ns)
+		t->d = div_frac(mul_frac(int_to_frac(gain(tzp->k_d)), err - params->prev_err),
+				dt_ms);
+	else
+		t->d = 0;
 	params->prev_err = err;
 
 	out = (s64)sustainable_power +
@@ -944,9 +951,9 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 	err = int_to_frac((s64)control_temp - tz->temperature);
 	/* the change per period; unknown on the first update after a reset */
 	slope = params->last_update_ns ? div_frac(err - params->prev_err, periods) : FRAC_MAX;
-	params->last_update_ns = now_ns;
 	pid_step(params, tz->tzp, err, periods, jiffies_to_msecs(tz->passive_delay_jiffies), sp,
 		 max_allocatable, &t);
+	params->last_update_ns = now_ns;
 	if (n)
 		learn_equilibrium(params, tz->tzp, &t, slope, periods, sp,
 				  nr_held && t.output < min(demand, max_allocatable),
@@ -1182,6 +1189,14 @@ static void power_allocator_update_tz(struct thermal_zone_device *tz,
 		fallthrough;
 	case THERMAL_INSTANCE_WEIGHT_CHANGED:
 		power_allocator_update_weight(params);
+		break;
+	case THERMAL_TZ_RESUME:
+		/*
+		 * The monotonic clock stood still while suspended, and the
+		 * temperature did not: the next update has neither a period
+		 * nor a previous error to go by.  What was learnt stays.
+		 */
+		params->last_update_ns = 0;
 		break;
 	default:
 		break;

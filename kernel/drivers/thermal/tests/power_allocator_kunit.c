@@ -502,7 +502,8 @@ static void ipa_test_irregular_intervals(struct kunit *test)
 	params.last_update_ns = 0;
 	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, period, t0), FRAC_ONE);
 
-	/* two periods of an error weigh twice */
+	/* two periods of an error weigh twice; the first has no derivative */
+	params.last_update_ns = t0;
 	pid_step(&params, &tzp, int_to_frac(1000), 2 * FRAC_ONE, 100, 0, 100000, &t);
 	KUNIT_EXPECT_EQ(test, params.err_integral, int_to_frac(2000));
 	/*
@@ -515,6 +516,40 @@ static void ipa_test_irregular_intervals(struct kunit *test)
 	tzp.k_d = 1;
 	pid_step(&params, &tzp, int_to_frac(1000), FRAC_ONE, 100, 0, 100000, &t);
 	KUNIT_EXPECT_EQ(test, t.d, -int_to_frac(4));
+}
+
+/*
+ * After a resume the next update has neither a period nor a previous
+ * error to go by (the monotonic clock stood still while suspended), and
+ * what the controller learnt stays.
+ */
+static void ipa_test_resume(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 2000);
+	struct power_allocator_params *params;
+	struct pid_terms t;
+	u64 now = 5 * NSEC_PER_SEC;
+
+	tz->tzp->k_d = 1024;
+	tz->tzp->integral_cutoff = 100000;
+	fake_bind(test, tz, 4000, 4000, 1);
+	governor_bind(test, tz);
+	params = tz->governor_data;
+	tz->temperature = 76000;
+	allocate_power(tz, 75000, now);
+	allocate_power(tz, 75000, now + 100 * NSEC_PER_MSEC);
+	KUNIT_ASSERT_NE(test, params->err_integral, 0);
+	params->equilibrium = int_to_frac(300);
+
+	power_allocator_update_tz(tz, THERMAL_TZ_RESUME);
+	KUNIT_EXPECT_EQ(test, params->last_update_ns, 0ull);
+	KUNIT_EXPECT_NE(test, params->err_integral, 0);
+	KUNIT_EXPECT_EQ(test, params->equilibrium, int_to_frac(300));
+	/* 1 us after the last update by the clock, 20 C cooler by the sensor */
+	KUNIT_EXPECT_EQ(test, elapsed_periods(params, 100 * NSEC_PER_MSEC,
+					      now + 100 * NSEC_PER_MSEC + 1000), FRAC_ONE);
+	pid_step(params, tz->tzp, int_to_frac(19000), FRAC_ONE, 100, 2000, 4000, &t);
+	KUNIT_EXPECT_EQ(test, t.d, 0);
 }
 
 /* No polling delay: no division by it (the old governor trapped here). */
@@ -1054,6 +1089,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_anti_windup),
 	KUNIT_CASE(ipa_test_integral_cutoff),
 	KUNIT_CASE(ipa_test_irregular_intervals),
+	KUNIT_CASE(ipa_test_resume),
 	KUNIT_CASE(ipa_test_equilibrium),
 	KUNIT_CASE(ipa_test_full_speed_request),
 	KUNIT_CASE(ipa_test_leftover),
