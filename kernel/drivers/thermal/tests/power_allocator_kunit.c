@@ -502,7 +502,10 @@ static void ipa_test_irregular_intervals(struct kunit *test)
 	params.last_update_ns = 0;
 	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, period, t0), FRAC_ONE);
 
-	/* two periods of an error weigh twice; the first has no derivative */
+	/*
+	 * Two periods of an error weigh twice.  After an update, as here,
+	 * the derivative counts: not on the first after a reset.
+	 */
 	params.last_update_ns = t0;
 	pid_step(&params, &tzp, int_to_frac(1000), 2 * FRAC_ONE, 100, 0, 100000, &t);
 	KUNIT_EXPECT_EQ(test, params.err_integral, int_to_frac(2000));
