@@ -6,7 +6,7 @@
 # surviving a new sustainable power; an estimated sustainable power
 # following the devices that come and go.
 . /tests/lib.sh
-plan 22
+plan 29
 ok "emulated SoC with power_allocator" emul_setup governor=power_allocator sustainable_power=4500
 z=$(emul_zone)
 is "the zone uses power_allocator" "$(cat $z/policy)" power_allocator
@@ -49,3 +49,21 @@ echo "unregister gpu" >$EMUL/actor
 emul_run 1
 is "a sustainable power a user wrote stays" "$(cat $z/sustainable_power)" 2000
 ok "the GPU registered again" sh -c "echo 'register gpu' > $EMUL/actor"
+
+# The passive trips are writable, as a device tree's are.  The gains the
+# governor estimated follow them; a switch-on trip written invalid is no
+# switch-on trip (the range counts from 0 C, not from -274 C); a gain a
+# user set stays.
+ok "emulated SoC with writable trips" emul_setup governor=power_allocator sustainable_power=4500
+z=$(emul_zone)
+ok "switch-on trip written 55 C" sh -c "echo 55000 > $z/trip_point_0_temp"
+emul_run 1
+is "k_pu over 20 C" "$(cat $z/k_pu)" $((2 * 4500 * 1024 / 20000))
+ok "switch-on trip written invalid" sh -c "echo -274000 > $z/trip_point_0_temp"
+emul_run 1
+is "k_pu over 75 C, from 0 C" "$(cat $z/k_pu)" $((2 * 4500 * 1024 / 75000))
+echo 333 >$z/k_po
+echo 65000 >$z/trip_point_0_temp
+emul_run 1
+is "k_pu over 10 C again" "$(cat $z/k_pu)" $((2 * 4500 * 1024 / 10000))
+is "k_po a user set stays" "$(cat $z/k_po)" 333

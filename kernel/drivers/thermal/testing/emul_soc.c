@@ -135,7 +135,8 @@ struct emul_update {
  * @lock: protects the model, the actors' state and the record
  * @setup_lock: serializes setup, teardown and runs
  * @tz: its thermal zone
- * @trips: switch-on and desired (passive), hot and critical
+ * @trips: switch-on and desired (passive, writable through sysfs as a
+ *	device tree's are), hot and critical
  * @actors: the power actors
  * @t_die: die temperature, microcelsius
  * @t_case: case temperature, microcelsius
@@ -568,9 +569,11 @@ static int setup(struct emul_config *c)
 	soc.sustainable_power = c->sustainable_power;
 	strscpy(soc.governor, c->governor, sizeof(soc.governor));
 	soc.trips[0] = (struct thermal_trip){ .type = THERMAL_TRIP_PASSIVE,
-					     .temperature = c->switch_on };
+					     .temperature = c->switch_on,
+					     .flags = THERMAL_TRIP_FLAG_RW_TEMP };
 	soc.trips[1] = (struct thermal_trip){ .type = THERMAL_TRIP_PASSIVE,
-					     .temperature = c->desired };
+					     .temperature = c->desired,
+					     .flags = THERMAL_TRIP_FLAG_RW_TEMP };
 	soc.trips[2] = (struct thermal_trip){ .type = THERMAL_TRIP_HOT,
 					     .temperature = c->desired + 20000 };
 	soc.trips[3] = (struct thermal_trip){ .type = THERMAL_TRIP_CRITICAL,
