@@ -6,7 +6,7 @@
 # surviving a new sustainable power; an estimated sustainable power
 # following the devices that come and go.
 . /tests/lib.sh
-plan 29
+plan 31
 ok "emulated SoC with power_allocator" emul_setup governor=power_allocator sustainable_power=4500
 z=$(emul_zone)
 is "the zone uses power_allocator" "$(cat $z/policy)" power_allocator
@@ -67,3 +67,8 @@ echo 65000 >$z/trip_point_0_temp
 emul_run 1
 is "k_pu over 10 C again" "$(cat $z/k_pu)" $((2 * 4500 * 1024 / 10000))
 is "k_po a user set stays" "$(cat $z/k_po)" 333
+# An actor registered after the desired trip moved still binds to it.
+echo 80000 >$z/trip_point_1_temp
+echo "unregister gpu" >$EMUL/actor
+ok "the GPU registered after the desired trip moved" sh -c "echo 'register gpu' > $EMUL/actor"
+is "and bound: three actors" "$(ls $z | grep -c '^cdev[0-9]*_weight$')" 3

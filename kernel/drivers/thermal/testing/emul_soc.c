@@ -303,14 +303,17 @@ static int emul_get_temp(struct thermal_zone_device *tz, int *temp)
 	return 0;
 }
 
-/* Actors bind to the desired-temperature trip, with their weights. */
+/*
+ * Actors bind to the desired-temperature trip, with their weights.  The
+ * zone's trips are copies of @soc.trips, whose temperatures sysfs may
+ * have changed since: the desired one is told by its @priv.
+ */
 static bool emul_should_bind(struct thermal_zone_device *tz, const struct thermal_trip *trip,
 			     struct thermal_cooling_device *cdev, struct cooling_spec *c)
 {
 	struct emul_actor *a;
 
-	if (cdev->ops != &emul_cdev_ops || trip->temperature != soc.trips[1].temperature ||
-	    trip->type != THERMAL_TRIP_PASSIVE)
+	if (cdev->ops != &emul_cdev_ops || trip->priv != &soc.trips[1])
 		return false;
 
 	a = cdev_actor(cdev);
@@ -573,7 +576,8 @@ static int setup(struct emul_config *c)
 					     .flags = THERMAL_TRIP_FLAG_RW_TEMP };
 	soc.trips[1] = (struct thermal_trip){ .type = THERMAL_TRIP_PASSIVE,
 					     .temperature = c->desired,
-					     .flags = THERMAL_TRIP_FLAG_RW_TEMP };
+					     .flags = THERMAL_TRIP_FLAG_RW_TEMP,
+					     .priv = &soc.trips[1] };
 	soc.trips[2] = (struct thermal_trip){ .type = THERMAL_TRIP_HOT,
 					     .temperature = c->desired + 20000 };
 	soc.trips[3] = (struct thermal_trip){ .type = THERMAL_TRIP_CRITICAL,
