@@ -152,10 +152,10 @@ struct power_actor {
  *	switch-on
  * @sustainable_power_estimated: @sustainable_power is our estimate, not
  *	the platform's or a user's
- * @gains_due: the gains are to be estimated again (the sustainable power
- *	or the trips changed), as soon as the trips give a range to spread
- *	the budget over
- * @gain_range: that range, in m°C, when the gains were last estimated
+ * @est_range: the range, in m°C, the gains were last estimated over
+ *	(see gain_range()); 0 while they are due, for a new sustainable
+ *	power.  While it differs from the trips' present range they are
+ *	estimated again, as soon as the trips give a range.
  * @err_integral: accumulated error, in periods
  * @prev_err: error of the previous update, for the derivative
  * @last_update_ns: when the controller last ran, 0 after a reset or a resume
@@ -179,8 +179,7 @@ struct power_allocator_params {
 	bool allocated_tzp;
 	bool update_cdevs;
 	bool sustainable_power_estimated;
-	bool gains_due;
-	s64 gain_range;
+	s64 est_range;
 	s64 err_integral;
 	s64 prev_err;
 	u64 last_update_ns;
@@ -285,10 +284,10 @@ static s64 gain_range(const struct power_allocator_params *params, int control_t
  * times the sustainable power at switch-on to the sustainable power at the
  * desired temperature (k_pu), and half as steeply above it (k_po); k_i is
  * a tenth of k_pu, k_d and integral_cutoff stay 0.  Gains a user or the
- * platform set are kept.  Returns false, estimating nothing, if the trips
- * give no range to spread the budget over.
+ * platform set are kept.  Nothing is estimated while the trips give no
+ * range to spread the budget over.
  */
-static bool estimate_pid_constants(struct thermal_zone_params *tzp,
+static void estimate_pid_constants(struct thermal_zone_params *tzp,
 				   struct power_allocator_params *params,
 				   u32 sustainable_power, int control_temp)
 {
@@ -300,15 +299,14 @@ static bool estimate_pid_constants(struct thermal_zone_params *tzp,
 	 * set yet (THERMAL_TEMP_INVALID): nothing sensible to guess.
 	 */
 	if (delta <= 0)
-		return false;
+		return;
 
 	k_po = min_t(s64, div64_s64(int_to_frac(sustainable_power), delta), S32_MAX);
 	k_pu = min_t(s64, div64_s64(int_to_frac(2ULL * sustainable_power), delta), S32_MAX);
 	update_gain(&tzp->k_po, &params->est_k_po, k_po);
 	update_gain(&tzp->k_pu, &params->est_k_pu, k_pu);
 	update_gain(&tzp->k_i, &params->est_k_i, max(k_pu / 10, 1));
-	params->gain_range = delta;
-	return true;
+	params->est_range = delta;
 }
 
 /*
@@ -333,13 +331,10 @@ static u32 get_sustainable_power(struct thermal_zone_device *tz,
 	if (sustainable_power != params->sustainable_power) {
 		params->sustainable_power = sustainable_power;
 		params->equilibrium = 0;
-		params->gains_due = true;
+		params->est_range = 0;
 	}
-	if (gain_range(params, control_temp) != params->gain_range)
-		params->gains_due = true;
-	if (params->gains_due)
-		params->gains_due = !estimate_pid_constants(tz->tzp, params, sustainable_power,
-							    control_temp);
+	if (gain_range(params, control_temp) != params->est_range)
+		estimate_pid_constants(tz->tzp, params, sustainable_power, control_temp);
 
 	return sustainable_power;
 }
@@ -951,6 +946,7 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 	err = int_to_frac((s64)control_temp - tz->temperature);
 	/* the change per period; unknown on the first update after a reset */
 	slope = params->last_update_ns ? div_frac(err - params->prev_err, periods) : FRAC_MAX;
+	/* recorded after pid_step(), which tells the first update by a 0 */
 	pid_step(params, tz->tzp, err, periods, jiffies_to_msecs(tz->passive_delay_jiffies), sp,
 		 max_allocatable, &t);
 	params->last_update_ns = now_ns;
@@ -1242,8 +1238,7 @@ static int power_allocator_bind(struct thermal_zone_device *tz)
 	if (params->trip_max) {
 		u32 sp = tz->tzp->sustainable_power ?: estimate_sustainable_power(params);
 
-		params->gains_due = !estimate_pid_constants(tz->tzp, params, sp,
-							    params->trip_max->temperature);
+		estimate_pid_constants(tz->tzp, params, sp, params->trip_max->temperature);
 		params->sustainable_power = tz->tzp->sustainable_power;
 	}
 
