@@ -4,7 +4,8 @@
 # The power allocator's tunables on the emulated SoC: defaults, writes,
 # bad writes refused with the value unchanged, and gains a user set
 # surviving a new sustainable power; an estimated sustainable power
-# following the devices that come and go.
+# following the devices that come and go; the gains following the trips
+# written through sysfs, and actors binding to a desired trip that moved.
 . /tests/lib.sh
 plan 31
 ok "emulated SoC with power_allocator" emul_setup governor=power_allocator sustainable_power=4500

@@ -255,6 +255,17 @@ static void ipa_test_rebind_gains(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tz->tzp->k_po, 777);
 }
 
+/* A zone of 4500 mW bound with trip @i (0 switch-on, 1 desired) not set yet. */
+static struct thermal_zone_device *bind_with_trip_unset(struct kunit *test, unsigned int i)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 4500);
+
+	tz->trips[i].trip.temperature = THERMAL_TEMP_INVALID;
+	fake_bind(test, tz, 4000, 1000, 1);
+	governor_bind(test, tz);
+	return tz;
+}
+
 /*
  * A desired temperature not set yet at bind (a writable trip) gives no
  * range to estimate the gains from: they are estimated once it is set,
@@ -262,13 +273,9 @@ static void ipa_test_rebind_gains(struct kunit *test)
  */
 static void ipa_test_gains_when_trips_allow(struct kunit *test)
 {
-	struct thermal_zone_device *tz = fake_zone(test, 4500);
-	struct power_allocator_params *params;
+	struct thermal_zone_device *tz = bind_with_trip_unset(test, 1);
+	struct power_allocator_params *params = tz->governor_data;
 
-	tz->trips[1].trip.temperature = THERMAL_TEMP_INVALID;
-	fake_bind(test, tz, 4000, 1000, 1);
-	governor_bind(test, tz);
-	params = tz->governor_data;
 	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, 0);
 	get_sustainable_power(tz, params, THERMAL_TEMP_INVALID);
 	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, 0);
@@ -286,13 +293,9 @@ static void ipa_test_gains_when_trips_allow(struct kunit *test)
  */
 static void ipa_test_gains_follow_trips(struct kunit *test)
 {
-	struct thermal_zone_device *tz = fake_zone(test, 4500);
-	struct power_allocator_params *params;
+	struct thermal_zone_device *tz = bind_with_trip_unset(test, 0);
+	struct power_allocator_params *params = tz->governor_data;
 
-	tz->trips[0].trip.temperature = THERMAL_TEMP_INVALID;
-	fake_bind(test, tz, 4000, 1000, 1);
-	governor_bind(test, tz);
-	params = tz->governor_data;
 	/* from 0 C, not from -274 C (k_po 13) */
 	KUNIT_EXPECT_EQ(test, tz->tzp->k_po, (s32)(int_to_frac(4500) / 75000));
 	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(9000) / 75000));
