@@ -5,9 +5,10 @@
 # bad writes refused with the value unchanged, and gains a user set
 # surviving a new sustainable power; an estimated sustainable power
 # following the devices that come and go; the gains following the trips
-# written through sysfs, and actors binding to a desired trip that moved.
+# written through sysfs, actors binding to a desired trip that moved, and
+# the emulated platform reporting the trips as written.
 . /tests/lib.sh
-plan 31
+plan 32
 ok "emulated SoC with power_allocator" emul_setup governor=power_allocator sustainable_power=4500
 z=$(emul_zone)
 is "the zone uses power_allocator" "$(cat $z/policy)" power_allocator
@@ -73,3 +74,5 @@ echo 80000 >$z/trip_point_1_temp
 echo "unregister gpu" >$EMUL/actor
 ok "the GPU registered after the desired trip moved" sh -c "echo 'register gpu' > $EMUL/actor"
 is "and bound: three actors" "$(ls $z | grep -c '^cdev[0-9]*_weight$')" 3
+is "the platform file shows the trips as written" \
+	"$(grep -E '^(switch_on|desired) ' $EMUL/platform | tr '\n' ' ')" "switch_on 65000 desired 80000 "

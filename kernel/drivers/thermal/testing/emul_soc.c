@@ -22,7 +22,8 @@
  *   actor    (w) "unregister NAME", "register NAME", or "fail NAME" and
  *                "heal NAME": its power operations fail, or work again
  *   record   (r) one CSV line per update since setup
- *   platform (r) the model's constants and the OPP tables
+ *   platform (r) the model's constants, the passive trips as the zone
+ *                has them, and the OPP tables
  */
 
 #include <linux/debugfs.h>
@@ -573,7 +574,8 @@ static int setup(struct emul_config *c)
 	strscpy(soc.governor, c->governor, sizeof(soc.governor));
 	soc.trips[0] = (struct thermal_trip){ .type = THERMAL_TRIP_PASSIVE,
 					     .temperature = c->switch_on,
-					     .flags = THERMAL_TRIP_FLAG_RW_TEMP };
+					     .flags = THERMAL_TRIP_FLAG_RW_TEMP,
+					     .priv = &soc.trips[0] };
 	soc.trips[1] = (struct thermal_trip){ .type = THERMAL_TRIP_PASSIVE,
 					     .temperature = c->desired,
 					     .flags = THERMAL_TRIP_FLAG_RW_TEMP,
@@ -803,18 +805,40 @@ static int record_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(record);
 
+/* The zone's copy of a passive trip of @soc.trips: its temperature. */
+static int note_passive_temp(struct thermal_trip *trip, void *temps)
+{
+	int *t = temps;
+
+	if (trip->priv == &soc.trips[0])
+		t[0] = trip->temperature;
+	else if (trip->priv == &soc.trips[1])
+		t[1] = trip->temperature;
+	return 0;
+}
+
 static int platform_show(struct seq_file *m, void *v)
 {
 	unsigned int i, j;
+	int temps[2];
 
+	/*
+	 * The trips as the zone has them now, sysfs writes included.  The
+	 * zone's lock is taken before, not under, @soc.lock: the governor
+	 * calls the actors, which take @soc.lock, under it.
+	 */
+	mutex_lock(&soc.setup_lock);
+	temps[0] = soc.trips[0].temperature;
+	temps[1] = soc.trips[1].temperature;
+	if (soc.tz)
+		thermal_zone_for_each_trip(soc.tz, note_passive_temp, temps);
 	mutex_lock(&soc.lock);
 	seq_printf(m, "r_die_case_uc_per_mw %d\nr_case_ambient_uc_per_mw %d\n", R_DIE_CASE,
 		   R_CASE_AMBIENT);
 	seq_printf(m, "c_die_mj_per_c %d\nc_case_mj_per_c %d\nsubstep_ms %d\n", C_DIE, C_CASE,
 		   SUBSTEP_MS);
 	seq_printf(m, "period_ms %u\nambient %d\nswitch_on %d\ndesired %d\nsustainable_power %u\n",
-		   soc.period_ms, soc.t_ambient, soc.trips[0].temperature,
-		   soc.trips[1].temperature, soc.sustainable_power);
+		   soc.period_ms, soc.t_ambient, temps[0], temps[1], soc.sustainable_power);
 	for (i = 0; i < NR_ACTORS; i++) {
 		const struct emul_actor *a = &soc.actors[i];
 
@@ -828,6 +852,7 @@ static int platform_show(struct seq_file *m, void *v)
 		seq_putc(m, '\n');
 	}
 	mutex_unlock(&soc.lock);
+	mutex_unlock(&soc.setup_lock);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(platform);
