@@ -3,9 +3,9 @@
 # lab-needs: 6
 # Bad input, each case refused with a message and nothing changed: cache
 # table lines and messages, thermal sysfs writes, and emulated zones with
-# no actors, failing actors or no sustainable power.
+# no actors, failing actors (all or one) or no sustainable power.
 . /tests/lib.sh
-plan 34
+plan 36
 trap teardown_cache_devs EXIT
 tried=0
 
@@ -96,6 +96,13 @@ for a in little big gpu; do echo "heal $a" >$EMUL/actor; done
 ok "and recovers when they work again" emul_run 3000
 set -- $(emul_stats 2500)
 ok "controlled again after the failures (mean $1 m°C)" test "$1" -le 76000
+# one actor failing from cool, so at full speed: the others cannot make
+# up for it (left at its state, the die reached 96.8 C, past the hot trip)
+bad "the big cluster failing from the start" sh -c ". /tests/lib.sh; emul_setup governor=power_allocator sustainable_power=4500 &&
+	echo 'little=100 big=100 gpu=100' > $EMUL/load && echo 'fail big' > $EMUL/actor && emul_run 3000"
+set -- $(emul_stats 0)
+ok "is stepped: the die stays below the hot trip (max $3 m°C)" test "$3" -lt 90000
+echo "heal big" >$EMUL/actor
 bad "sustainable power 0: estimated" sh -c ". /tests/lib.sh; emul_setup governor=power_allocator sustainable_power=0 &&
 	echo 'little=100 big=100 gpu=100' > $EMUL/load && emul_run 3000 && [ \$(cat \$(emul_zone)/sustainable_power) -gt 0 ]"
 set -- $(emul_stats 2000)

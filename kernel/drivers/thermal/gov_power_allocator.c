@@ -839,24 +839,40 @@ static bool held_by_zone(struct thermal_instance *instance, unsigned long state)
 	return state == instance->target && state > instance->lower;
 }
 
-/*
- * Gather the actors' requests and maxima.  An actor whose power
- * operations fail takes no part; the others keep their own entries.
- * @demand is what they would draw unthrottled, @nr_held how many of them
- * this zone holds back.
+/**
+ * struct actor_totals - what a zone's actors answered in one update
+ * @req: the power they request
+ * @weighted_req: the sum of their weighted requests
+ * @max_allocatable: their power at the least cooling states they may take
+ * @demand: what they would draw unthrottled
+ * @nr_held: how many of them this zone holds back
+ * @first_failed: the entries of the buffer from this one on hold the
+ *	actors whose power operations failed, which the totals leave out
  */
-static unsigned int collect_actors(struct power_allocator_params *params, u32 *total_req,
-				   u64 *total_weighted_req, u32 *max_allocatable, u32 *demand,
-				   unsigned int *nr_held)
+struct actor_totals {
+	u32 req;
+	u64 weighted_req;
+	u32 max_allocatable;
+	u32 demand;
+	unsigned int nr_held;
+	unsigned int first_failed;
+};
+
+/*
+ * Gather the actors' requests and maxima into @sum.  An actor whose power
+ * operations fail takes no part in the allocation; the others keep their
+ * own entries, at the front of the buffer, and are counted in the return
+ * value.  The failing ones are gathered from the back (see
+ * step_unanswered()).
+ */
+static unsigned int collect_actors(struct power_allocator_params *params,
+				   struct actor_totals *sum)
 {
 	struct thermal_instance *instance;
 	unsigned int n = 0, id = 0;
 
-	*total_req = 0;
-	*total_weighted_req = 0;
-	*max_allocatable = 0;
-	*demand = 0;
-	*nr_held = 0;
+	memset(sum, 0, sizeof(*sum));
+	sum->first_failed = params->num_actors;
 
 	list_for_each_entry(instance, actor_list(params), trip_node) {
 		struct thermal_cooling_device *cdev = instance->cdev;
@@ -864,7 +880,7 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 		unsigned long state;
 		u32 weight;
 
-		if (n == params->num_actors)
+		if (n == sum->first_failed)
 			break;
 		if (!power_actor_is_valid(instance))
 			continue;
@@ -872,8 +888,10 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 		memset(pa, 0, sizeof(*pa));
 		pa->id = id++;
 		if (cdev->ops->get_requested_power(cdev, &pa->req_power) ||
-		    cdev->ops->state2power(cdev, instance->lower, &pa->max_power))
+		    cdev->ops->state2power(cdev, instance->lower, &pa->max_power)) {
+			params->power[--sum->first_failed].instance = instance;
 			continue;
+		}
 
 		/* a device whose state cannot be read is taken as it asks */
 		if (cdev->ops->get_cur_state(cdev, &state)) {
@@ -881,7 +899,7 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 		} else {
 			pa->full_req_power = full_speed_request(cdev, state, pa->req_power,
 								pa->max_power);
-			*nr_held += held_by_zone(instance, state);
+			sum->nr_held += held_by_zone(instance, state);
 		}
 		weight = params->total_weight ? instance_weight(instance) : FRAC_ONE;
 		pa->weight = weight;
@@ -890,10 +908,10 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 					       U32_MAX);
 		pa->instance = instance;
 
-		*total_req += pa->req_power;
-		*demand += pa->full_req_power;
-		*total_weighted_req += pa->weighted_req_power;
-		*max_allocatable += pa->max_power;
+		sum->req += pa->req_power;
+		sum->demand += pa->full_req_power;
+		sum->weighted_req += pa->weighted_req_power;
+		sum->max_allocatable += pa->max_power;
 		n++;
 	}
 
@@ -901,20 +919,22 @@ static unsigned int collect_actors(struct power_allocator_params *params, u32 *t
 }
 
 /*
- * No actor answered: the power model is of no use this update, yet the
- * devices can still be stepped.  Above the desired temperature each goes
- * one state deeper, at or below it one shallower, as step_wise would, so
- * that a zone whose power operations all fail is still held near its
- * desired temperature rather than left to heat up to its hot trip.
+ * The @n actors of @failed did not answer: the power model is of no use
+ * for them this update, yet they can still be stepped.  Above the desired
+ * temperature each goes one state deeper, at or below it one shallower,
+ * as step_wise would.  Left at their states, a device that fails while
+ * unthrottled draws its full power whatever the budget: on the emulated
+ * SoC, a big cluster failing so at 25 C ambient took the die past the
+ * hot trip, at 55 C past the critical one, however deep the others went.
  */
-static void step_unanswered(struct power_allocator_params *params, bool hot)
+static void step_unanswered(struct power_actor *failed, unsigned int n, bool hot)
 {
 	struct thermal_instance *instance;
 	unsigned long state;
+	unsigned int i;
 
-	list_for_each_entry(instance, actor_list(params), trip_node) {
-		if (!power_actor_is_valid(instance))
-			continue;
+	for (i = 0; i < n; i++) {
+		instance = failed[i].instance;
 		state = instance->target == THERMAL_NO_TARGET ? instance->lower :
 			max(instance->target, instance->lower);
 		if (hot)
@@ -929,17 +949,16 @@ static void step_unanswered(struct power_allocator_params *params, bool hot)
 static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64 now_ns)
 {
 	struct power_allocator_params *params = tz->governor_data;
-	u32 total_req, max_allocatable, demand, total_granted = 0, sp;
-	u64 total_weighted_req;
-	unsigned int i, n, nr_held;
+	u32 total_granted = 0, sp;
+	struct actor_totals sum;
+	unsigned int i, n;
 	s64 periods, err, slope;
 	struct pid_terms t;
 
 	if (!params->num_actors)
 		return;
 
-	n = collect_actors(params, &total_req, &total_weighted_req, &max_allocatable, &demand,
-			   &nr_held);
+	n = collect_actors(params, &sum);
 
 	sp = get_sustainable_power(tz, params, control_temp);
 	periods = elapsed_periods(params, jiffies_to_nsecs(tz->passive_delay_jiffies), now_ns);
@@ -948,24 +967,24 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 	slope = params->last_update_ns ? div_frac(err - params->prev_err, periods) : FRAC_MAX;
 	/* recorded after pid_step(), which tells the first update by a 0 */
 	pid_step(params, tz->tzp, err, periods, jiffies_to_msecs(tz->passive_delay_jiffies), sp,
-		 max_allocatable, &t);
+		 sum.max_allocatable, &t);
 	params->last_update_ns = now_ns;
 	if (n)
 		learn_equilibrium(params, tz->tzp, &t, slope, periods, sp,
-				  nr_held && t.output < min(demand, max_allocatable),
-				  max_allocatable);
+				  sum.nr_held && t.output < min(sum.demand, sum.max_allocatable),
+				  sum.max_allocatable);
 
 	trace_thermal_power_allocator_pid(tz, frac_to_int(t.err), frac_to_int(params->err_integral),
 					  frac_to_int(t.p), frac_to_int(t.i), frac_to_int(t.d),
 					  t.output);
 
-	if (!n) {
-		step_unanswered(params, t.err < 0);
+	step_unanswered(params->power + sum.first_failed, params->num_actors - sum.first_failed,
+			t.err < 0);
+	if (!n)
 		goto trace;
-	}
 
 	if (!split_by_efficiency(params->power, n, t.output, sp, t.err < 0)) {
-		divvy_up_power(params->power, n, total_weighted_req, t.output);
+		divvy_up_power(params->power, n, sum.weighted_req, t.output);
 		for (i = 0; i < n; i++)
 			grant_to_state(&params->power[i]);
 		/* above the desired temperature, the deeper states act at once */
@@ -987,8 +1006,8 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 
 trace:
 	/* num_actors counts the zone's actors, as it always has, answering or not */
-	trace_thermal_power_allocator(tz, total_req, total_granted, params->num_actors, t.output,
-				      max_allocatable, tz->temperature,
+	trace_thermal_power_allocator(tz, sum.req, total_granted, params->num_actors, t.output,
+				      sum.max_allocatable, tz->temperature,
 				      control_temp - tz->temperature);
 }
 

@@ -726,27 +726,24 @@ static void ipa_test_weights(struct kunit *test)
 {
 	struct thermal_zone_device *tz = fake_zone(test, 2000);
 	struct power_allocator_params *params;
-	u32 total_req, max, demand;
-	u64 total_weighted;
-	unsigned int held;
+	struct actor_totals sum;
 
 	fake_bind(test, tz, 4000, 1000, 3 * 1024);
 	fake_bind(test, tz, 4000, 1000, 1024);
 	governor_bind(test, tz);
 	params = tz->governor_data;
 
-	KUNIT_EXPECT_EQ(test, collect_actors(params, &total_req, &total_weighted, &max, &demand,
-					     &held), 2u);
+	KUNIT_EXPECT_EQ(test, collect_actors(params, &sum), 2u);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power, 3000u);
 	KUNIT_EXPECT_EQ(test, params->power[1].weighted_req_power, 1000u);
-	KUNIT_EXPECT_EQ(test, max, 8000u);
+	KUNIT_EXPECT_EQ(test, sum.max_allocatable, 8000u);
 
 	list_first_entry(&tz->trips[1].thermal_instances, struct thermal_instance,
 			 trip_node)->weight = 0;
 	list_last_entry(&tz->trips[1].thermal_instances, struct thermal_instance,
 			trip_node)->weight = 0;
 	power_allocator_update_tz(tz, THERMAL_INSTANCE_WEIGHT_CHANGED);
-	collect_actors(params, &total_req, &total_weighted, &max, &demand, &held);
+	collect_actors(params, &sum);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power,
 			params->power[1].weighted_req_power);
 }
@@ -762,18 +759,16 @@ static void ipa_test_extreme_weights(struct kunit *test)
 	struct thermal_instance *a = fake_bind(test, tz, 8000, 8000, INT_MAX);
 	struct thermal_instance *b = fake_bind(test, tz, 8000, 8000, INT_MAX);
 	struct power_allocator_params *params;
-	u32 total_req, max, demand;
-	u64 total_weighted;
-	unsigned int held;
+	struct actor_totals sum;
 
 	governor_bind(test, tz);
 	params = tz->governor_data;
 	KUNIT_EXPECT_EQ(test, params->total_weight, 2ull * INT_MAX);
 
-	collect_actors(params, &total_req, &total_weighted, &max, &demand, &held);
+	collect_actors(params, &sum);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power, U32_MAX);
-	KUNIT_EXPECT_EQ(test, total_weighted, 2ull * U32_MAX);
-	divvy_up_power(params->power, 2, total_weighted, 3000);
+	KUNIT_EXPECT_EQ(test, sum.weighted_req, 2ull * U32_MAX);
+	divvy_up_power(params->power, 2, sum.weighted_req, 3000);
 	KUNIT_EXPECT_EQ(test, params->power[0].granted_power, 1500u);
 	KUNIT_EXPECT_EQ(test, params->power[1].granted_power, 1500u);
 
@@ -781,17 +776,19 @@ static void ipa_test_extreme_weights(struct kunit *test)
 	b->weight = 1024;
 	power_allocator_update_tz(tz, THERMAL_INSTANCE_WEIGHT_CHANGED);
 	KUNIT_EXPECT_EQ(test, params->total_weight, 1024ull);
-	collect_actors(params, &total_req, &total_weighted, &max, &demand, &held);
+	collect_actors(params, &sum);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power, 0u);
-	divvy_up_power(params->power, 2, total_weighted, 3000);
+	divvy_up_power(params->power, 2, sum.weighted_req, 3000);
 	KUNIT_EXPECT_EQ(test, params->power[0].granted_power, 0u);
 	KUNIT_EXPECT_EQ(test, params->power[1].granted_power, 3000u);
 }
 
 /*
- * An actor whose power operations fail is left out, and the others get
- * exactly what they would get without it (the old governor shifted their
- * grants by one).
+ * An actor whose power operations fail is left out of the allocation, and
+ * the others get exactly what they would get without it (the old governor
+ * shifted their grants by one).  It is stepped instead: one state deeper
+ * per update above the desired temperature, one shallower at or below it
+ * (the old governor left it at its state, unthrottled if it failed so).
  */
 static void ipa_test_actor_failing(struct kunit *test)
 {
@@ -803,14 +800,23 @@ static void ipa_test_actor_failing(struct kunit *test)
 	b = fake_bind(test, tz, 8000, 8000, 1024);
 	c = fake_bind(test, tz, 2000, 2000, 1024);
 	governor_bind(test, tz);
-	tz->temperature = 75000;
 
 	fake(b->cdev)->fail = true;
-	fake(b->cdev)->state = 3;
+	tz->temperature = 80000;
+	allocate_power(tz, 75000, 1000);
+	KUNIT_EXPECT_EQ(test, fake_state(b), 1ul);
+	allocate_power(tz, 75000, 1100);
+	allocate_power(tz, 75000, 1200);
+	KUNIT_EXPECT_EQ(test, fake_state(b), 3ul);
+
+	reset_pid_controller(tz->governor_data);
+	fake(a->cdev)->state = 0;
+	fake(c->cdev)->state = 0;
+	tz->temperature = 75000;
 	allocate_power(tz, 75000, 1000);
 	sa = fake_state(a);
 	sc = fake_state(c);
-	KUNIT_EXPECT_EQ(test, fake_state(b), 3ul);
+	KUNIT_EXPECT_EQ(test, fake_state(b), 2ul);
 	/* c is traced as the third actor, as in 6.12, though only two answered */
 	KUNIT_EXPECT_EQ(test, ((struct power_allocator_params *)tz->governor_data)->power[1].id,
 			2u);
