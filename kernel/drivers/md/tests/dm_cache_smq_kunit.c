@@ -1924,6 +1924,39 @@ static void smq_test_busy_writeback(struct kunit *test)
 }
 
 /*
+ * A full cache of dirty blocks and one clean block, lately hit, in the
+ * upper half of its queue: a busy cache still adapts.  A candidate that
+ * loses to the clean block but beats an idle dirty block of the lower
+ * half has that block written back, one at a time, and then wins it.
+ */
+static void smq_test_writeback_for_victim(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 16, 4096, false);
+	unsigned int counts[3] = {};
+	dm_cblock_t cblock;
+
+	load_mappings(test, mq, 15, 0, true, 0);
+	KUNIT_ASSERT_EQ(test, load(mq, 15, 15, false, NR_LEVELS - 1, true), 0);
+	look_up_counted(mq, 15, 12);
+	KUNIT_ASSERT_GE(test, (unsigned int)cblock_entry(mq, to_cblock(15))->level,
+			NR_LEVELS / 2u);
+
+	look_up_counted(mq, 100, 4);
+	KUNIT_EXPECT_EQ(test, btracker_nr_writebacks_queued(mq->bg_work), 1u);
+	KUNIT_EXPECT_EQ(test, btracker_nr_demotions_queued(mq->bg_work), 0u);
+	run_background_work(mq, false, true, counts);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_WRITEBACK], 1u);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_DEMOTE], 0u);
+
+	look_up_counted(mq, 100, 1);
+	run_background_work(mq, false, true, counts);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_DEMOTE], 1u);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_PROMOTE], 1u);
+	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 100, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 15, READ, &cblock));
+}
+
+/*
  * Idle, the dirty blocks of the lower half are written back at once, the
  * others only once no lookup came for a writeback period.  (A queue with
  * fewer blocks than levels is cleaned whole at once: see
@@ -2342,6 +2375,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_demotion_refused),
 	KUNIT_CASE(smq_test_sentinels),
 	KUNIT_CASE(smq_test_busy_writeback),
+	KUNIT_CASE(smq_test_writeback_for_victim),
 	KUNIT_CASE(smq_test_idle_writeback),
 	KUNIT_CASE(smq_test_hints),
 	KUNIT_CASE(smq_test_invalidate),
