@@ -172,7 +172,10 @@ struct power_actor {
  * @trip_max: last passive trip: the temperature controlled for
  * @total_weight: sum of the actors' weights (one written negative counts 0);
  *	0 weighs them equally
- * @num_actors: entries of @power
+ * @num_actors: the zone's power actors
+ * @nr_slots: entries of @power, fewer than @num_actors if it could not be
+ *	reallocated for more (the actors it has no room for are stepped, see
+ *	collect_actors())
  * @power: per-actor scratch space for an allocation
  */
 struct power_allocator_params {
@@ -192,6 +195,7 @@ struct power_allocator_params {
 	const struct thermal_trip *trip_max;
 	u64 total_weight;
 	unsigned int num_actors;
+	unsigned int nr_slots;
 	struct power_actor *power;
 };
 
@@ -839,6 +843,29 @@ static bool held_by_zone(struct thermal_instance *instance, unsigned long state)
 	return state == instance->target && state > instance->lower;
 }
 
+/*
+ * Step an actor the power model cannot serve this update, as step_wise
+ * would: one state deeper above the desired temperature (@hot), one
+ * shallower at or below it, within its binding's limits.  Left at its
+ * state, a device that fails while unthrottled draws its full power
+ * whatever the budget: on the emulated SoC, a big cluster failing so at
+ * 25 C ambient took the die past the hot trip, at 55 C past the critical
+ * one, however deep the others went.
+ */
+static void step_unanswered(struct thermal_instance *instance, bool hot)
+{
+	unsigned long state;
+
+	state = instance->target == THERMAL_NO_TARGET ? instance->lower :
+		max(instance->target, instance->lower);
+	if (hot)
+		state = min(state + 1, instance->upper);
+	else if (state > instance->lower)
+		state--;
+	/* set even if unchanged: the device may have been moved behind our back */
+	power_actor_set_state(instance, state);
+}
+
 /**
  * struct actor_totals - what a zone's actors answered in one update
  * @req: the power they request
@@ -846,8 +873,8 @@ static bool held_by_zone(struct thermal_instance *instance, unsigned long state)
  * @max_allocatable: their power at the least cooling states they may take
  * @demand: what they would draw unthrottled
  * @nr_held: how many of them this zone holds back
- * @first_failed: the entries of the buffer from this one on hold the
- *	actors whose power operations failed, which the totals leave out
+ * @nr_stepped: actors left out of the totals and stepped instead (see
+ *	step_unanswered())
  */
 struct actor_totals {
 	u32 req;
@@ -855,43 +882,51 @@ struct actor_totals {
 	u32 max_allocatable;
 	u32 demand;
 	unsigned int nr_held;
-	unsigned int first_failed;
+	unsigned int nr_stepped;
 };
 
+/* Ask @instance's device for its request and its maximum into @pa. */
+static bool ask_actor(struct thermal_instance *instance, struct power_actor *pa)
+{
+	struct thermal_cooling_device *cdev = instance->cdev;
+
+	memset(pa, 0, sizeof(*pa));
+	return !cdev->ops->get_requested_power(cdev, &pa->req_power) &&
+	       !cdev->ops->state2power(cdev, instance->lower, &pa->max_power);
+}
+
 /*
- * Gather the actors' requests and maxima into @sum.  An actor whose power
- * operations fail takes no part in the allocation; the others keep their
- * own entries, at the front of the buffer, and are counted in the return
- * value.  The failing ones are gathered from the back (see
- * step_unanswered()).
+ * Gather the actors' requests and maxima into @sum, each answering actor
+ * in an entry of the buffer, in order; returns how many.  An actor whose
+ * power operations fail takes no part in the allocation and is stepped
+ * instead, as is one the buffer has no room for (its reallocation
+ * failed), according to @hot.
  */
 static unsigned int collect_actors(struct power_allocator_params *params,
-				   struct actor_totals *sum)
+				   struct actor_totals *sum, bool hot)
 {
 	struct thermal_instance *instance;
 	unsigned int n = 0, id = 0;
 
 	memset(sum, 0, sizeof(*sum));
-	sum->first_failed = params->num_actors;
 
 	list_for_each_entry(instance, actor_list(params), trip_node) {
 		struct thermal_cooling_device *cdev = instance->cdev;
-		struct power_actor *pa = &params->power[n];
+		struct power_actor *pa;
 		unsigned long state;
 		u32 weight;
 
-		if (n == sum->first_failed)
-			break;
 		if (!power_actor_is_valid(instance))
 			continue;
 
-		memset(pa, 0, sizeof(*pa));
-		pa->id = id++;
-		if (cdev->ops->get_requested_power(cdev, &pa->req_power) ||
-		    cdev->ops->state2power(cdev, instance->lower, &pa->max_power)) {
-			params->power[--sum->first_failed].instance = instance;
+		pa = n < params->nr_slots ? &params->power[n] : NULL;
+		if (!pa || !ask_actor(instance, pa)) {
+			step_unanswered(instance, hot);
+			sum->nr_stepped++;
+			id++;
 			continue;
 		}
+		pa->id = id++;
 
 		/* a device whose state cannot be read is taken as it asks */
 		if (cdev->ops->get_cur_state(cdev, &state)) {
@@ -918,68 +953,33 @@ static unsigned int collect_actors(struct power_allocator_params *params,
 	return n;
 }
 
-/*
- * The @n actors of @failed did not answer: the power model is of no use
- * for them this update, yet they can still be stepped.  Above the desired
- * temperature each goes one state deeper, at or below it one shallower,
- * as step_wise would.  Left at their states, a device that fails while
- * unthrottled draws its full power whatever the budget: on the emulated
- * SoC, a big cluster failing so at 25 C ambient took the die past the
- * hot trip, at 55 C past the critical one, however deep the others went.
- */
-static void step_unanswered(struct power_actor *failed, unsigned int n, bool hot)
-{
-	struct thermal_instance *instance;
-	unsigned long state;
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		instance = failed[i].instance;
-		state = instance->target == THERMAL_NO_TARGET ? instance->lower :
-			max(instance->target, instance->lower);
-		if (hot)
-			state = min(state + 1, instance->upper);
-		else if (state > instance->lower)
-			state--;
-		if (state != instance->target)
-			power_actor_set_state(instance, state);
-	}
-}
-
 static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64 now_ns)
 {
 	struct power_allocator_params *params = tz->governor_data;
+	s64 periods, slope, err = int_to_frac((s64)control_temp - tz->temperature);
 	u32 total_granted = 0, sp;
 	struct actor_totals sum;
-	unsigned int i, n;
-	s64 periods, err, slope;
 	struct pid_terms t;
+	unsigned int i, n;
 
 	if (!params->num_actors)
 		return;
 
-	n = collect_actors(params, &sum);
+	n = collect_actors(params, &sum, err < 0);
 
 	sp = get_sustainable_power(tz, params, control_temp);
 	periods = elapsed_periods(params, jiffies_to_nsecs(tz->passive_delay_jiffies), now_ns);
-	err = int_to_frac((s64)control_temp - tz->temperature);
 	/* the change per period; unknown on the first update after a reset */
 	slope = params->last_update_ns ? div_frac(err - params->prev_err, periods) : FRAC_MAX;
 	/* recorded after pid_step(), which tells the first update by a 0 */
 	pid_step(params, tz->tzp, err, periods, jiffies_to_msecs(tz->passive_delay_jiffies), sp,
 		 sum.max_allocatable, &t);
 	params->last_update_ns = now_ns;
-	if (n)
-		learn_equilibrium(params, tz->tzp, &t, slope, periods, sp,
-				  sum.nr_held && t.output < min(sum.demand, sum.max_allocatable),
-				  sum.max_allocatable);
 
 	trace_thermal_power_allocator_pid(tz, frac_to_int(t.err), frac_to_int(params->err_integral),
 					  frac_to_int(t.p), frac_to_int(t.i), frac_to_int(t.d),
 					  t.output);
 
-	step_unanswered(params->power + sum.first_failed, params->num_actors - sum.first_failed,
-			t.err < 0);
 	if (!n)
 		goto trace;
 
@@ -1000,9 +1000,23 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 			pa->granted_power = pa->state_power;
 			power_actor_set_state(pa->instance, pa->state);
 			total_granted += pa->granted_power;
+		} else {
+			/* its power2state() failed */
+			step_unanswered(pa->instance, t.err < 0);
+			sum.nr_stepped++;
 		}
 		trace_thermal_power_actor(tz, pa->id, pa->req_power, pa->granted_power);
 	}
+
+	/*
+	 * A device stepped outside the power model draws what the budget
+	 * does not account for: what the zone needs would be learnt wrong,
+	 * and kept once it answers again.
+	 */
+	if (!sum.nr_stepped)
+		learn_equilibrium(params, tz->tzp, &t, slope, periods, sp,
+				  sum.nr_held && t.output < min(sum.demand, sum.max_allocatable),
+				  sum.max_allocatable);
 
 trace:
 	/* num_actors counts the zone's actors, as it always has, answering or not */
@@ -1147,7 +1161,7 @@ static int allocate_actors_buffer(struct power_allocator_params *params,
 
 	kfree(params->power);
 	params->power = power;
-	params->num_actors = num_actors;
+	params->nr_slots = num_actors;
 	return 0;
 }
 
@@ -1196,11 +1210,12 @@ static void power_allocator_update_tz(struct thermal_zone_device *tz,
 			if (power_actor_is_valid(instance))
 				num_actors++;
 
-		if (num_actors != params->num_actors &&
+		params->num_actors = num_actors;
+		if (num_actors != params->nr_slots &&
 		    allocate_actors_buffer(params, num_actors))
 			dev_warn(&tz->device,
-				 "power_allocator: no memory for %u actors, managing %u\n",
-				 num_actors, params->num_actors);
+				 "power_allocator: no memory for %u actors: those beyond %u are stepped\n",
+				 num_actors, params->nr_slots);
 		fallthrough;
 	case THERMAL_INSTANCE_WEIGHT_CHANGED:
 		power_allocator_update_weight(params);
@@ -1235,6 +1250,7 @@ static int power_allocator_bind(struct thermal_zone_device *tz)
 		goto free_params;
 	}
 
+	params->num_actors = ret;
 	ret = allocate_actors_buffer(params, ret);
 	if (ret) {
 		dev_warn(&tz->device, "power_allocator: allocation failed\n");

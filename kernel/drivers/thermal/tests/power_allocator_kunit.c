@@ -14,6 +14,7 @@
  * @max_power: power at state 0
  * @req: power it requests
  * @fail: its power operations fail
+ * @fail_power2state: power2state() alone fails
  * @state: its cooling state
  * @powers: if set, the power of each state instead
  * @perfs: the performance of each state, for fake_perf_ops
@@ -23,6 +24,7 @@ struct fake_actor {
 	u32 max_power;
 	u32 req;
 	bool fail;
+	bool fail_power2state;
 	unsigned long state;
 	const u32 *powers;
 	const u32 *perfs;
@@ -86,7 +88,7 @@ static int fake_power2state(struct thermal_cooling_device *cdev, u32 power, unsi
 	while (s < FAKE_MAX_STATE && (fake(cdev)->max_power >> s) > power)
 		s++;
 	*state = s;
-	return fake(cdev)->fail ? -EIO : 0;
+	return fake(cdev)->fail || fake(cdev)->fail_power2state ? -EIO : 0;
 }
 
 #define FAKE_POWER_OPS						\
@@ -733,7 +735,7 @@ static void ipa_test_weights(struct kunit *test)
 	governor_bind(test, tz);
 	params = tz->governor_data;
 
-	KUNIT_EXPECT_EQ(test, collect_actors(params, &sum), 2u);
+	KUNIT_EXPECT_EQ(test, collect_actors(params, &sum, false), 2u);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power, 3000u);
 	KUNIT_EXPECT_EQ(test, params->power[1].weighted_req_power, 1000u);
 	KUNIT_EXPECT_EQ(test, sum.max_allocatable, 8000u);
@@ -743,7 +745,7 @@ static void ipa_test_weights(struct kunit *test)
 	list_last_entry(&tz->trips[1].thermal_instances, struct thermal_instance,
 			trip_node)->weight = 0;
 	power_allocator_update_tz(tz, THERMAL_INSTANCE_WEIGHT_CHANGED);
-	collect_actors(params, &sum);
+	collect_actors(params, &sum, false);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power,
 			params->power[1].weighted_req_power);
 }
@@ -765,7 +767,7 @@ static void ipa_test_extreme_weights(struct kunit *test)
 	params = tz->governor_data;
 	KUNIT_EXPECT_EQ(test, params->total_weight, 2ull * INT_MAX);
 
-	collect_actors(params, &sum);
+	collect_actors(params, &sum, false);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power, U32_MAX);
 	KUNIT_EXPECT_EQ(test, sum.weighted_req, 2ull * U32_MAX);
 	divvy_up_power(params->power, 2, sum.weighted_req, 3000);
@@ -776,7 +778,7 @@ static void ipa_test_extreme_weights(struct kunit *test)
 	b->weight = 1024;
 	power_allocator_update_tz(tz, THERMAL_INSTANCE_WEIGHT_CHANGED);
 	KUNIT_EXPECT_EQ(test, params->total_weight, 1024ull);
-	collect_actors(params, &sum);
+	collect_actors(params, &sum, false);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power, 0u);
 	divvy_up_power(params->power, 2, sum.weighted_req, 3000);
 	KUNIT_EXPECT_EQ(test, params->power[0].granted_power, 0u);
@@ -830,6 +832,45 @@ static void ipa_test_actor_failing(struct kunit *test)
 	allocate_power(tz, 75000, 1000);
 	KUNIT_EXPECT_EQ(test, fake_state(a), sa);
 	KUNIT_EXPECT_EQ(test, fake_state(c), sc);
+}
+
+/*
+ * An actor the buffer has no room for (growing it failed), or whose
+ * power2state() alone fails, is stepped too, and nothing is learnt of the
+ * zone while a device is stepped: the budget does not account for it.
+ */
+static void ipa_test_stepped_actors(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 3000);
+	struct power_allocator_params *params;
+	struct thermal_instance *a, *b, *c;
+	s64 equilibrium = int_to_frac(300);
+
+	a = fake_bind(test, tz, 8000, 8000, 1024);
+	b = fake_bind(test, tz, 8000, 8000, 1024);
+	c = fake_bind(test, tz, 8000, 8000, 1024);
+	governor_bind(test, tz);
+	params = tz->governor_data;
+	KUNIT_ASSERT_EQ(test, allocate_actors_buffer(params, 1), 0);
+	fake(a->cdev)->fail_power2state = true;
+	params->equilibrium = equilibrium;
+
+	/* 1 C above, steady: E would be learnt down on the second update */
+	tz->temperature = 76000;
+	allocate_power(tz, 75000, 1000);
+	allocate_power(tz, 75000, 1100);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 2ul);
+	KUNIT_EXPECT_EQ(test, fake_state(b), 2ul);
+	KUNIT_EXPECT_EQ(test, fake_state(c), 2ul);
+	KUNIT_EXPECT_EQ(test, params->equilibrium, equilibrium);
+
+	/* all answering again, with room for all: the same updates learn */
+	fake(a->cdev)->fail_power2state = false;
+	KUNIT_ASSERT_EQ(test, allocate_actors_buffer(params, 3), 0);
+	reset_pid_controller(params);
+	allocate_power(tz, 75000, 2000);
+	allocate_power(tz, 75000, 2100);
+	KUNIT_EXPECT_LT(test, params->equilibrium, equilibrium);
 }
 
 /*
@@ -1074,6 +1115,7 @@ static void ipa_test_bind_while_throttling(struct kunit *test)
 	b = fake_bind(test, tz, 8000, 4000, 1);
 	power_allocator_update_tz(tz, THERMAL_TZ_BIND_CDEV);
 	KUNIT_EXPECT_EQ(test, params->num_actors, 2u);
+	KUNIT_EXPECT_EQ(test, params->nr_slots, 2u);
 	allocate_power(tz, 75000, 2000);
 	KUNIT_EXPECT_GT(test, fake_state(b), 0ul);
 
@@ -1087,6 +1129,7 @@ static void ipa_test_bind_while_throttling(struct kunit *test)
 				   trip_node)->trip_node);
 	power_allocator_update_tz(tz, THERMAL_TZ_UNBIND_CDEV);
 	KUNIT_EXPECT_EQ(test, params->num_actors, 0u);
+	KUNIT_EXPECT_EQ(test, params->nr_slots, 0u);
 	allocate_power(tz, 75000, 4000);
 }
 
@@ -1111,6 +1154,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_weights),
 	KUNIT_CASE(ipa_test_extreme_weights),
 	KUNIT_CASE(ipa_test_actor_failing),
+	KUNIT_CASE(ipa_test_stepped_actors),
 	KUNIT_CASE(ipa_test_all_failing),
 	KUNIT_CASE(ipa_test_switch_on),
 	KUNIT_CASE(ipa_test_estimate_follows_devices),
