@@ -207,9 +207,14 @@ static void land_migrations(struct core *c, uint64_t until_us)
 }
 
 /*
- * The waker runs every second: it ticks the policy and, once the device
- * has seen no I/O for a second, lets it write back as fast as
- * migration_threshold allows (that many sectors of copies in flight).
+ * The waker runs every second: it ticks the policy and wakes the
+ * migration worker (do_waker()).  Busy, the worker starts the work the
+ * policy queued meanwhile: a whole-block write is looked up with
+ * policy_lookup_with_work(), which reports only a promotion, so a
+ * demotion or writeback queued for it waits for this wakeup (or for a
+ * migration to end).  Once the device has seen no I/O for a second, the
+ * worker lets the policy write back as fast as migration_threshold
+ * allows (that many sectors of copies in flight).
  */
 static void run_waker_until(struct core *c, uint64_t now_us)
 {
@@ -220,8 +225,12 @@ static void run_waker_until(struct core *c, uint64_t now_us)
 		land_migrations(c, c->next_waker_us);
 		set_clock(c, c->next_waker_us);
 		policy_tick(c->p, true);
-		if (c->next_waker_us >= c->last_io_us + US_PER_S && per_second)
-			run_migrations(c, true, per_second);
+		if (c->next_waker_us >= c->last_io_us + US_PER_S) {
+			if (per_second)
+				run_migrations(c, true, per_second);
+		} else {
+			run_migrations(c, false, ~0u);
+		}
 		c->next_waker_us += US_PER_S;
 	}
 	land_migrations(c, now_us);

@@ -1053,6 +1053,27 @@ static void test_dirty_then_read(void)
 		   "the reads' hot set gets in: hit ratio %.4f in the last window (want 0.99), "
 		   "%" PRIu64 " writebacks", hit[19], st.writebacks);
 	trace_free(&t);
+
+	/*
+	 * The same with whole-block writes to the new hot set: the target
+	 * hears of no work queued for them, and the waker's wakeup of the
+	 * migration worker, once a second, starts the writebacks.  Until the
+	 * model woke it only when idle, neither policy got the hot set in.
+	 */
+	trace_init(&t, "dirty-then-write");
+	for (i = 0; i < 20000; i++)
+		trace_add(&t, i % 256, 1, true, true, i * 1000ull);
+	for (x = 1; i < 200000; i++) {
+		x = x * 1103515245u + 12345u;
+		trace_add(&t, 1000 + (x >> 16) % 128, 1, true, true, i * 1000ull);
+	}
+	trace_finish(&t);
+	if (ok(!sim_run_windows(&t, &cfg, 10000, hit, ARRAY_SIZE(hit), &st),
+	       "a dirty cache, then whole-block writes: replayed"))
+		ok(hit[19] >= 0.99 && st.writebacks >= 128,
+		   "the writes' hot set gets in: hit ratio %.4f in the last window (want 0.99), "
+		   "%" PRIu64 " writebacks", hit[19], st.writebacks);
+	trace_free(&t);
 }
 
 int main(int argc, char **argv)
