@@ -1024,13 +1024,13 @@ static void test_longest_tick(void)
 }
 
 /*
- * Writes that leave a cache all dirty, then reads of a hot set of half
- * its size, 1 ms apart, with no pause in which the target would call the
- * device idle: the policy must still write back to make room, or the hot
- * set never gets in.  Ours once weighed each candidate only against the
- * few clean blocks, all lately promoted, and hit 0.8 % of the last reads.
+ * Writes that leave a cache of 256 blocks all dirty, then @what to a hot
+ * set of half its size (reads, or whole-block writes if @write), 1 ms
+ * apart, with no pause in which the target would call the device idle:
+ * the policy must still write back to make room, or the hot set never
+ * gets in.
  */
-static void test_dirty_then_read(void)
+static void dirty_then_hot_set(bool write, const char *what)
 {
 	struct sim_config cfg = test_config("ours", 256);
 	double hit[20];
@@ -1039,41 +1039,34 @@ static void test_dirty_then_read(void)
 	uint32_t x = 1;
 	unsigned int i;
 
-	trace_init(&t, "dirty-then-read");
+	trace_init(&t, write ? "dirty-then-write" : "dirty-then-read");
 	for (i = 0; i < 20000; i++)
 		trace_add(&t, i % 256, 1, true, true, i * 1000ull);
 	for (; i < 200000; i++) {
 		x = x * 1103515245u + 12345u;
-		trace_add(&t, 1000 + (x >> 16) % 128, 1, false, true, i * 1000ull);
+		trace_add(&t, 1000 + (x >> 16) % 128, 1, write, true, i * 1000ull);
 	}
 	trace_finish(&t);
 	if (ok(!sim_run_windows(&t, &cfg, 10000, hit, ARRAY_SIZE(hit), &st),
-	       "a dirty cache, then reads: replayed"))
+	       "a dirty cache, then %s: replayed", what))
 		ok(hit[19] >= 0.99 && st.writebacks >= 128,
-		   "the reads' hot set gets in: hit ratio %.4f in the last window (want 0.99), "
-		   "%" PRIu64 " writebacks", hit[19], st.writebacks);
+		   "the hot set of the %s gets in: hit ratio %.4f in the last window (want 0.99), "
+		   "%" PRIu64 " writebacks", what, hit[19], st.writebacks);
 	trace_free(&t);
+}
 
-	/*
-	 * The same with whole-block writes to the new hot set: the target
-	 * hears of no work queued for them, and the waker's wakeup of the
-	 * migration worker, once a second, starts the writebacks.  Until the
-	 * model woke it only when idle, neither policy got the hot set in.
-	 */
-	trace_init(&t, "dirty-then-write");
-	for (i = 0; i < 20000; i++)
-		trace_add(&t, i % 256, 1, true, true, i * 1000ull);
-	for (x = 1; i < 200000; i++) {
-		x = x * 1103515245u + 12345u;
-		trace_add(&t, 1000 + (x >> 16) % 128, 1, true, true, i * 1000ull);
-	}
-	trace_finish(&t);
-	if (ok(!sim_run_windows(&t, &cfg, 10000, hit, ARRAY_SIZE(hit), &st),
-	       "a dirty cache, then whole-block writes: replayed"))
-		ok(hit[19] >= 0.99 && st.writebacks >= 128,
-		   "the writes' hot set gets in: hit ratio %.4f in the last window (want 0.99), "
-		   "%" PRIu64 " writebacks", hit[19], st.writebacks);
-	trace_free(&t);
+/*
+ * Reads: ours once weighed each candidate only against the few clean
+ * blocks, all lately promoted, and hit 0.8 % of the last reads.
+ * Whole-block writes: the target hears of no work queued for them, and
+ * the waker's wakeup of the migration worker, once a second, starts the
+ * writebacks; until the model woke it only when idle, neither policy got
+ * the hot set in.
+ */
+static void test_dirty_then_read(void)
+{
+	dirty_then_hot_set(false, "reads");
+	dirty_then_hot_set(true, "whole-block writes");
 }
 
 int main(int argc, char **argv)

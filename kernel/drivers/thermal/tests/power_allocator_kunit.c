@@ -789,8 +789,8 @@ static void ipa_test_extreme_weights(struct kunit *test)
  * An actor whose power operations fail is left out of the allocation, and
  * the others get exactly what they would get without it (the old governor
  * shifted their grants by one).  It is stepped instead: one state deeper
- * per update above the desired temperature, one shallower at or below it
- * (the old governor left it at its state, unthrottled if it failed so).
+ * per update above the desired temperature, one shallower at or below it;
+ * left at its state, one that failed unthrottled would stay so.
  */
 static void ipa_test_actor_failing(struct kunit *test)
 {
