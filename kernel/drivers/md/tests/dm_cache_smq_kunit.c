@@ -1895,6 +1895,59 @@ static void smq_test_sentinels(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, q_peek(&mq->clean, NR_LEVELS, false));
 }
 
+/* How many sentinels of its level @e is behind: 0 if idle for a period at least. */
+static unsigned int sentinels_ahead(struct smq_queue *q, struct smq_entry *e)
+{
+	struct smq_entry *x;
+	unsigned int n = 0;
+
+	for (x = l_head(q->es, q->qs + e->level); x && x != e; x = l_next(q->es, x))
+		n += e_is_sentinel(q->es, x);
+	return n;
+}
+
+/*
+ * A redistribution keeps the dirty blocks it moves as idle as they were:
+ * ahead of both writeback sentinels, between them, or behind both.
+ * Moved to the back of their new level, idle blocks looked busy for two
+ * more periods and were not written back while the cache was busy.
+ */
+static void smq_test_redistribute_keeps_idleness(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 8, 4096, false);
+	unsigned long now = jiffies;
+	unsigned int i, moved = 0, band[8] = { 0, 0, 0, 2, 1, 1, 1, 1 };
+	dm_cblock_t cblock;
+	struct smq_entry *e;
+
+	/* keep the lookups' redistributions out of this test */
+	mq->cache_period_end = mq->lookups + (1u << 30);
+	load_mappings(test, mq, 8, 0, true, NR_LEVELS - 1);
+	/* 4 to 7 hit, then the sentinels move: between them */
+	for (i = 4; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, READ, &cblock));
+	now += WRITEBACK_PERIOD + 1;
+	__smq_tick(mq, now);
+	/* 3 hit since: behind both */
+	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 3, READ, &cblock));
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_EQ(test, sentinels_ahead(&mq->dirty, cblock_entry(mq, to_cblock(i))),
+				band[i]);
+
+	q_redistribute(&mq->dirty);
+	for (i = 0; i < 8; i++) {
+		e = cblock_entry(mq, to_cblock(i));
+		moved += e->level != NR_LEVELS - 1;
+		KUNIT_EXPECT_EQ_MSG(test, sentinels_ahead(&mq->dirty, e), band[i],
+				    "block %u, level %u", i, (unsigned int)e->level);
+	}
+	KUNIT_EXPECT_EQ(test, moved, 7u);
+	/* the idle blocks moved into the lower half may be written back busy */
+	e = q_peek(&mq->dirty, NR_LEVELS / 2u, false);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	KUNIT_EXPECT_LT(test, from_cblock(infer_cblock(mq, e)), 3u);
+}
+
 /*
  * Busy, a writeback is queued only for a dirty block of the lower half
  * idle for a writeback period (ahead of the sentinels); finding none, the
@@ -2374,6 +2427,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_background_work),
 	KUNIT_CASE(smq_test_demotion_refused),
 	KUNIT_CASE(smq_test_sentinels),
+	KUNIT_CASE(smq_test_redistribute_keeps_idleness),
 	KUNIT_CASE(smq_test_busy_writeback),
 	KUNIT_CASE(smq_test_writeback_for_victim),
 	KUNIT_CASE(smq_test_idle_writeback),
