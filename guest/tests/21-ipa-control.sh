@@ -3,10 +3,11 @@
 # lab-needs: 6
 # The power allocator controlling the emulated SoC: a step load from cool
 # settles at the desired temperature; weights bias the split; an actor
-# can leave and come back mid-run; step_wise and power_allocator swap;
+# can leave and come back mid-run; what was learnt for one desired
+# temperature is not kept for another; step_wise and power_allocator swap;
 # the tracepoints report sane values.
 . /tests/lib.sh
-plan 12
+plan 14
 ok "emulated SoC" emul_setup governor=power_allocator sustainable_power=4500
 z=$(emul_zone)
 echo "little=100 big=100 gpu=100" >$EMUL/load
@@ -28,6 +29,23 @@ ok "the GPU unregistered mid-run" sh -c "echo 'unregister gpu' > $EMUL/actor"
 ok "runs on without it" emul_run 600
 ok "the GPU registered again" sh -c "echo 'register gpu' > $EMUL/actor"
 ok "runs on with it" emul_run 600
+
+# What E learnt to hold one desired temperature is not kept for another.
+# Learnt with a sustainable power 30 % low, kept after the trips moved 20 C
+# down while the zone was cool, it took the next heat-up past the new one.
+ok "emulated SoC, sustainable power 30 % low" emul_setup governor=power_allocator sustainable_power=3150
+z=$(emul_zone)
+echo "little=100 big=100 gpu=100" >$EMUL/load
+emul_run 6000
+echo "little=0 big=0 gpu=0" >$EMUL/load
+emul_run 3000
+echo 45000 >$z/trip_point_0_temp
+echo 55000 >$z/trip_point_1_temp
+echo "little=100 big=100 gpu=100" >$EMUL/load
+emul_run 6000
+set -- $(emul_stats 9000)
+diag "after the trips moved to 45 and 55 C: mean $1 m°C, min $2, max $3"
+ok "the heat-up peaks within 0.5 C of the new desired 55 C" test "$3" -le 55500
 
 # governors swap on the same zone
 ok "switch to step_wise" sh -c "echo step_wise > $z/policy && . /tests/lib.sh && emul_run 300"

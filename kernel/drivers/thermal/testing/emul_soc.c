@@ -8,7 +8,11 @@
  *
  * Time is simulated: every update advances the model by one period and
  * then lets the thermal core run the zone's governor, so a run is the
- * same however slowly the machine runs it.  Everything is driven from
+ * same however slowly the machine runs it.  A governor that times its
+ * updates by the clock, as power_allocator does on a polled zone, sees
+ * a run's updates come back to back: set passive_delay_ms only for one
+ * that needs a polling delay to divide by (the tree's power_allocator),
+ * and one the runs never let expire.  Everything is driven from
  * debugfs, in thermal-emul-soc/:
  *
  *   setup    (w) "key=value ..." (re)creates the zone and its actors;

@@ -182,9 +182,13 @@ static void ipa_test_fixed_point(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, mul_frac(int_to_frac(3), int_to_frac(4)), int_to_frac(12));
 	KUNIT_EXPECT_EQ(test, mul_frac(-int_to_frac(3), FRAC_ONE / 2), -int_to_frac(3) / 2);
 	KUNIT_EXPECT_EQ(test, div_frac(int_to_frac(3), int_to_frac(2)), int_to_frac(3) / 2);
+	KUNIT_EXPECT_EQ(test, mul_frac(-3, 1), -1);
 	/* saturation instead of overflow */
 	KUNIT_EXPECT_EQ(test, mul_frac(S64_MAX / 2, S64_MAX / 2), FRAC_MAX);
 	KUNIT_EXPECT_EQ(test, mul_frac(S64_MIN / 2, S64_MAX / 2), FRAC_MIN);
+	KUNIT_EXPECT_EQ(test, mul_frac(S64_MIN, -1), FRAC_MAX);
+	KUNIT_EXPECT_EQ(test, mul_frac(BIT_ULL(32), BIT_ULL(31)), FRAC_MAX);
+	KUNIT_EXPECT_EQ(test, mul_frac(-(s64)BIT_ULL(32), BIT_ULL(29)), -(s64)BIT_ULL(51));
 	KUNIT_EXPECT_EQ(test, div_frac(FRAC_MAX, 1), FRAC_MAX);
 	KUNIT_EXPECT_EQ(test, gain(-5), 0);
 	KUNIT_EXPECT_EQ(test, gain(S32_MAX), (s64)S32_MAX);
@@ -308,12 +312,16 @@ static void ipa_test_gains_follow_trips(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(9000) / 10000));
 	KUNIT_EXPECT_EQ(test, tz->tzp->k_i, tz->tzp->k_pu / 10);
 
-	/* a gain a user wrote stays when the desired temperature moves */
+	/* a gain a user wrote stays when the desired temperature moves; E goes */
+	params->equilibrium = int_to_frac(1400);
+	get_sustainable_power(tz, params, 75000);
+	KUNIT_EXPECT_EQ(test, params->equilibrium, int_to_frac(1400));
 	tz->tzp->k_po = 300;
 	tz->trips[1].trip.temperature = 85000;
 	get_sustainable_power(tz, params, 85000);
 	KUNIT_EXPECT_EQ(test, tz->tzp->k_po, 300);
 	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(9000) / 20000));
+	KUNIT_EXPECT_EQ(test, params->equilibrium, 0);
 }
 
 static void ipa_test_pid_terms(struct kunit *test)
