@@ -1895,6 +1895,53 @@ static void smq_test_sentinels(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, q_peek(&mq->clean, NR_LEVELS, false));
 }
 
+/* End a cache period of @mq that saw @hits hits and @swaps swaps. */
+static void end_period_with(struct smq_policy *mq, unsigned int hits, unsigned int swaps)
+{
+	mq->period_hits = hits;
+	mq->period_swaps = swaps;
+	note_cache_period(mq);
+}
+
+/*
+ * Hits falling to under an eighth, for two cache periods in a row and
+ * with no swap, start the sketch's halving at the next lookup; one
+ * period of it, a swap, or hits that were few before do not.
+ */
+static void smq_test_drop_halves_sketch(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 256, 4096, false);
+	unsigned int period = cache_period(mq), countdown;
+
+	mq->filled = true;
+	countdown = mq->sketch.countdown;
+	KUNIT_ASSERT_GT(test, countdown, 1u);
+
+	end_period_with(mq, period / 2, 0);
+	end_period_with(mq, period / 32, 0);
+	KUNIT_EXPECT_EQ(test, mq->sketch.countdown, countdown);
+	/* a swap: the cache adapts, the counts do not hold it back */
+	end_period_with(mq, period / 32, 1);
+	KUNIT_EXPECT_EQ(test, mq->sketch.countdown, countdown);
+	/* hits were few: a drop from them is noise */
+	end_period_with(mq, period / 16, 0);
+	end_period_with(mq, 0, 0);
+	end_period_with(mq, 0, 0);
+	KUNIT_EXPECT_EQ(test, mq->sketch.countdown, countdown);
+
+	end_period_with(mq, period / 2, 0);
+	end_period_with(mq, period / 32, 0);
+	end_period_with(mq, period / 32, 0);
+	KUNIT_EXPECT_EQ(test, mq->sketch.countdown, 1u);
+	/* once per drop: the next lookup starts the sweep, the drop goes on */
+	look_up_counted(mq, 1, 1);
+	KUNIT_EXPECT_NE(test, mq->sketch.sweep, ~0u);
+	mq->sketch.countdown = countdown;
+	mq->sketch.sweep = ~0u;
+	end_period_with(mq, 0, 0);
+	KUNIT_EXPECT_EQ(test, mq->sketch.countdown, countdown);
+}
+
 /* How many sentinels of its level @e is behind: 0 if idle for a period at least. */
 static unsigned int sentinels_ahead(struct smq_queue *q, struct smq_entry *e)
 {
@@ -2428,6 +2475,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_demotion_refused),
 	KUNIT_CASE(smq_test_sentinels),
 	KUNIT_CASE(smq_test_redistribute_keeps_idleness),
+	KUNIT_CASE(smq_test_drop_halves_sketch),
 	KUNIT_CASE(smq_test_busy_writeback),
 	KUNIT_CASE(smq_test_writeback_for_victim),
 	KUNIT_CASE(smq_test_idle_writeback),
