@@ -1132,6 +1132,41 @@ static void test_dirty_then_mixed(void)
 	trace_free(&t);
 }
 
+/*
+ * Writes dirty the whole cache, then the device is idle between single
+ * reads 5 s apart: the target's idle test (no I/O for a second) holds
+ * most of the time, and every dirty block is written back once idle for
+ * a writeback period, written lately or not.  Ours wrote back only the
+ * lower half of its dirty queue while a lookup came every 10 s or
+ * sooner: half the dirty blocks stayed dirty for good (the tree's smq
+ * writes back every one).
+ */
+static void test_idle_between_reads(void)
+{
+	const char *policies[] = { "ours", "tree" };
+	struct sim_config cfg;
+	struct sim_stats st;
+	struct trace t;
+	unsigned int i, p;
+	uint64_t us = 0;
+
+	trace_init(&t, "idle-between-reads");
+	for (i = 0; i < 3 * 256; i++, us += 1000)
+		trace_add(&t, i % 256, 1, true, true, us);
+	for (i = 0; i < 120; i++, us += 5000000)
+		trace_add(&t, 1000 + i, 1, false, true, us);
+	trace_finish(&t);
+	for (p = 0; p < ARRAY_SIZE(policies); p++) {
+		cfg = test_config(policies[p], 256);
+		if (ok(!sim_run(&t, &cfg, &st), "%s: a dirty cache idle between reads: replayed",
+		       policies[p]))
+			ok(st.writebacks == 256,
+			   "%s: every dirty block written back: %" PRIu64 " writebacks (want 256)",
+			   policies[p], st.writebacks);
+	}
+	trace_free(&t);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -1156,6 +1191,7 @@ int main(int argc, char **argv)
 	test_migration_time();
 	test_dirty_then_read();
 	test_dirty_then_mixed();
+	test_idle_between_reads();
 	test_swap_audit();
 	test_longest_tick();
 	printf("1..%d\n", nr_tests);

@@ -2074,6 +2074,9 @@ static void smq_test_idle_writeback(struct kunit *test)
 	for (i = 0; i < 2 * NR_LEVELS; i++)
 		KUNIT_ASSERT_EQ(test, load(mq, i, i, true, i < NR_LEVELS ? 0 : NR_LEVELS - 1, true),
 				0);
+	/* the upper half hit lately: behind the sentinels */
+	for (i = NR_LEVELS; i < 2 * NR_LEVELS; i++)
+		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, READ, &cblock));
 	/* a miss of a full cache, seen once: no promotion, but a lookup */
 	before = jiffies;
 	KUNIT_EXPECT_EQ(test, -ENOENT, lookup(mq, 5000, READ, &cblock));
@@ -2090,6 +2093,37 @@ static void smq_test_idle_writeback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, NULL), NR_LEVELS);
 	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, 0u);
 	KUNIT_EXPECT_EQ(test, mq->clean.nr_elts, 2u * NR_LEVELS);
+}
+
+/*
+ * Idle, a dirty block of the upper half idle for a writeback period is
+ * written back too, however lately something else was looked up: a cache
+ * idle between lookups a few seconds apart does not stay dirty for good.
+ */
+static void smq_test_idle_writeback_ages(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 2 * NR_LEVELS, 4096, false);
+	unsigned long now = jiffies;
+	dm_cblock_t cblock;
+	unsigned int i;
+
+	mq->cache_period_end = mq->lookups + (1u << 30);
+	load_mappings(test, mq, 2 * NR_LEVELS, 0, true, NR_LEVELS - 1);
+	for (i = 0; i < 2 * NR_LEVELS; i++)
+		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, NULL), 0u);
+
+	/* one period later they are between the sentinels, two later ahead */
+	now += WRITEBACK_PERIOD + 1;
+	__smq_tick(mq, now);
+	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, NULL), 0u);
+	now += WRITEBACK_PERIOD + 1;
+	__smq_tick(mq, now);
+	KUNIT_EXPECT_EQ(test, lookup(mq, 5000, READ, &cblock), -ENOENT);
+	/* busy, still none: they are in the upper half */
+	KUNIT_EXPECT_FALSE(test, queue_writeback(mq, false));
+	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, NULL), 2u * NR_LEVELS);
+	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, 0u);
 }
 
 static void smq_test_hints(struct kunit *test)
@@ -2479,6 +2513,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_busy_writeback),
 	KUNIT_CASE(smq_test_writeback_for_victim),
 	KUNIT_CASE(smq_test_idle_writeback),
+	KUNIT_CASE(smq_test_idle_writeback_ages),
 	KUNIT_CASE(smq_test_hints),
 	KUNIT_CASE(smq_test_invalidate),
 	KUNIT_CASE(smq_test_bad_input),
