@@ -301,19 +301,6 @@ static void l_add_before(struct smq_space *es, struct smq_list *l, struct smq_en
 	l_count(es, l, e, 1);
 }
 
-static struct smq_entry *l_pop_tail(struct smq_space *es, struct smq_list *l)
-{
-	struct smq_entry *e;
-
-	for (e = to_entry(es, l->tail); e; e = to_entry(es, e->prev))
-		if (!e_is_sentinel(es, e)) {
-			l_del(es, l, e);
-			return e;
-		}
-
-	return NULL;
-}
-
 /*----------------------------------------------------------------*/
 
 #define HIT_LOG_SIZE 32u
@@ -813,19 +800,40 @@ static struct smq_entry *q_take_from_above(struct smq_queue *q, unsigned int lev
 }
 
 /*
- * Put @e, taken from above, into @level as the youngest entry of @band:
- * ahead of the level's sentinels if it was ahead of its old level's.  At
- * the back of the level, an idle dirty block moved down lost its age:
- * busy, only blocks of the lower half idle for a writeback period are
- * written back (see queue_writeback()), and a cache whose lower half
+ * Remove the youngest non-sentinel entry of @l, a level of @q.  *@band
+ * counts the sentinels ahead of it, as q_take_from_above()'s does, if @q
+ * keeps bands (see q_place_in_band()); 2 otherwise.
+ */
+static struct smq_entry *q_pop_youngest(struct smq_queue *q, struct smq_list *l,
+					unsigned int *band)
+{
+	unsigned int behind = 0;
+	struct smq_entry *e;
+
+	for (e = to_entry(q->es, l->tail); e; e = to_entry(q->es, e->prev)) {
+		if (!e_is_sentinel(q->es, e)) {
+			l_del(q->es, l, e);
+			*band = q->aged_by == SMQ_NULL ? 2 : 2 - min(behind, 2u);
+			return e;
+		}
+		behind++;
+	}
+
+	return NULL;
+}
+
+/*
+ * Put @e, moved by a redistribution, into @level as the youngest entry of
+ * @band: ahead of the level's sentinels if it was ahead of its old
+ * level's.  At the back of the level, an idle dirty block moved lost its
+ * age: busy, only blocks of the lower half idle for a writeback period
+ * are written back (see queue_writeback()), and a cache whose lower half
  * hits or writebacks kept draining had each period's redistribution
- * refill it with blocks that looked busy.  A cache that writes had made
- * dirty then took its time to let the blocks reads went on to in: in the
- * harness, 256 blocks written at random for 40 s, then a new set of 200
- * read and written, missed for 10 windows of 4 s where the tree's smq
- * missed for 5.  The clean queue's order decides victims, not
- * writebacks: there, keeping bands let idle blocks moved down go before
- * the ones their new level held, and cost hits.
+ * refill it with blocks that looked busy, so a cache that writes had made
+ * dirty was slow to let in the blocks the load went on to.  The clean
+ * queue's order decides victims, not writebacks: there, keeping bands let
+ * idle blocks moved down go before the ones their new level held, and
+ * cost hits.
  */
 static void q_place_in_band(struct smq_queue *q, unsigned int level, struct smq_entry *e,
 			    unsigned int band)
@@ -842,14 +850,26 @@ static void q_place_in_band(struct smq_queue *q, unsigned int level, struct smq_
 		     to_entry(q->es, sentinel_index(q->aged_by, level, which)), e);
 }
 
-/* Move the oldest entry of @from to the tail of @level. */
-static void q_place_oldest(struct smq_queue *q, struct smq_list *from, unsigned int level)
-{
-	struct smq_entry *e = l_head(q->es, from);
+/* Entries carried, in the bands of q_place_in_band(), the idlest first. */
+#define NR_BANDS 3u
 
-	l_del(q->es, from, e);
+static unsigned int nr_carried(const struct smq_list *carry)
+{
+	return carry[0].nr_elts + carry[1].nr_elts + carry[2].nr_elts;
+}
+
+/* Move the oldest entry carried, of the idlest band carried, into @level. */
+static void q_place_carried(struct smq_queue *q, struct smq_list *carry, unsigned int level)
+{
+	unsigned int band = 0;
+	struct smq_entry *e;
+
+	while (!carry[band].nr_elts)
+		band++;
+	e = l_head(q->es, carry + band);
+	l_del(q->es, carry + band, e);
 	e->level = level;
-	l_add_tail(q->es, q->qs + level, e);
+	q_place_in_band(q, level, e, band);
 }
 
 /*
@@ -868,9 +888,10 @@ static void q_place_oldest(struct smq_queue *q, struct smq_list *from, unsigned 
  * @moves entries (and what is out of every level when they run out): a
  * level short of entries takes the oldest from above; a level with too
  * many hands its youngest to the level above, in their order, where they
- * are the youngest.  Only misplaced entries move, each once if the moves
- * last: handed on, they wait in a list of their own, out of any level,
- * until a level keeps them.  If the moves run out first, what is carried
+ * are the youngest (of their band, see q_place_in_band()).  Only
+ * misplaced entries move, each once if the moves last: handed on, they
+ * wait in lists of their own, one per band, out of any level, until a
+ * level keeps them.  If the moves run out first, what is carried
  * goes to the top level, and the next ticks bring it down again, oldest
  * first.  Handed from level to level instead, entries promoted into
  * the bottom level while a new cache filled climbed through all of them
@@ -879,12 +900,13 @@ static void q_place_oldest(struct smq_queue *q, struct smq_list *from, unsigned 
  */
 static bool __q_redistribute(struct smq_queue *q, unsigned int moves)
 {
+	struct smq_list carry[NR_BANDS], *l;
 	unsigned int level, target, keep, band;
-	struct smq_list carry, *l;
 	struct smq_entry *e;
 	bool done = false;
 
-	l_init(&carry);
+	for (band = 0; band < NR_BANDS; band++)
+		l_init(carry + band);
 	q_set_targets(q);
 	for (level = 0; level + 1 < q->nr_levels; level++) {
 		l = q->qs + level;
@@ -892,16 +914,16 @@ static bool __q_redistribute(struct smq_queue *q, unsigned int moves)
 
 		/* its own surplus, its youngest, goes on ahead of what came from below */
 		for (; l->nr_elts > target && moves; moves--) {
-			e = l_pop_tail(q->es, l);
+			e = q_pop_youngest(q, l, &band);
 			if (WARN_ON_ONCE(!e))
 				goto out;
-			l_add_head(q->es, &carry, e);
+			l_add_head(q->es, carry + band, e);
 		}
 
 		/* what came from below fills it, oldest first, then what is above */
-		keep = l->nr_elts < target ? min(target - l->nr_elts, carry.nr_elts) : 0;
+		keep = l->nr_elts < target ? min(target - l->nr_elts, nr_carried(carry)) : 0;
 		while (keep--)
-			q_place_oldest(q, &carry, level);
+			q_place_carried(q, carry, level);
 		for (; l->nr_elts < target && moves; moves--) {
 			e = q_take_from_above(q, level + 1, &band);
 			if (WARN_ON_ONCE(!e))
@@ -915,8 +937,8 @@ static bool __q_redistribute(struct smq_queue *q, unsigned int moves)
 	done = true;
 out:
 	/* the top level keeps the rest; nothing may stay out of every level */
-	while (carry.nr_elts)
-		q_place_oldest(q, &carry, q->nr_levels - 1);
+	while (nr_carried(carry))
+		q_place_carried(q, carry, q->nr_levels - 1);
 	return done;
 }
 
@@ -1443,7 +1465,8 @@ struct smq_recent {
  *	moves next.
  * @current_demote_sentinels: the same for the clean queue.
  * @no_idle_dirty: no dirty block was idle for a writeback period when
- *	last looked for, since the writeback sentinels last moved.
+ *	last looked for, since the writeback sentinels last moved or the
+ *	dirty queue was last redistributed.
  * @promote_level: a miss in a hotspot block of this level or above is
  *	in a hot region: two lookups more than the victim's count are
  *	enough to replace it (one more at the counters' ceiling), however
@@ -1782,8 +1805,8 @@ static void end_hotspot_period(struct smq_policy *mq)
 static void note_cache_period(struct smq_policy *mq)
 {
 	bool dropped = mq->filled && !mq->period_swaps &&
-		       mq->period_hits * DROP_FACTOR < mq->hits_before_drop &&
-		       mq->hits_before_drop * DROP_FACTOR >= cache_period(mq);
+		       (u64)mq->period_hits * DROP_FACTOR < mq->hits_before_drop &&
+		       (u64)mq->hits_before_drop * DROP_FACTOR >= cache_period(mq);
 
 	if (!dropped) {
 		mq->dropped_periods = 0;
@@ -1801,6 +1824,8 @@ static void end_cache_period(struct smq_policy *mq)
 	if (period_over(mq, &mq->cache_period_end, cache_period(mq))) {
 		note_cache_period(mq);
 		q_start_redistribution(&mq->dirty);
+		/* idle blocks moved down may qualify now (see q_place_in_band()) */
+		mq->no_idle_dirty = false;
 		q_start_redistribution(&mq->clean);
 		stats_reset(&mq->cache_stats);
 	}
@@ -1883,8 +1908,8 @@ static unsigned int writeback_levels(struct smq_policy *mq, bool idle)
  * replace, and only dirty blocks of the lower half idle for a writeback
  * period (those ahead of the sentinels) qualify: cleaned, they stay in
  * the lower half, where victims are picked.  Once none does, none will
- * until the writeback sentinels move, so the walk is not repeated on
- * every miss until then.  Idle, any block of the levels
+ * until the writeback sentinels move or a redistribution moves idle
+ * blocks down, so the walk is not repeated on every miss until then.  Idle, any block of the levels
  * writeback_levels() allows, then any block idle for a writeback period:
  * a cache is left dirty only with what was written or hit lately.  With
  * the lower half alone, a device idle between lookups less than a
@@ -2267,7 +2292,7 @@ static bool prefer_writeback(struct smq_policy *mq, unsigned int freq,
 		return false;
 	e = q_peek(&mq->dirty, writeback_levels(mq, false), false);
 	if (!e) {
-		/* as queue_writeback() notes, none will until the sentinels move */
+		/* as queue_writeback() notes, none will for a while */
 		mq->no_idle_dirty = true;
 		return false;
 	}
@@ -2921,8 +2946,10 @@ static void continue_redistributions(struct smq_policy *mq)
 {
 	if (mq->hotspot.unbalanced)
 		q_redistribute(&mq->hotspot);
-	if (mq->dirty.unbalanced)
+	if (mq->dirty.unbalanced) {
 		q_redistribute(&mq->dirty);
+		mq->no_idle_dirty = false;
+	}
 	if (mq->clean.unbalanced)
 		q_redistribute(&mq->clean);
 }

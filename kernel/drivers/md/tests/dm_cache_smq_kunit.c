@@ -96,7 +96,7 @@ static void smq_test_list(struct kunit *test)
 	struct smq_space es;
 	struct smq_list l;
 	struct smq_entry *e;
-	unsigned int order[5], i = 0;
+	unsigned int order[7], i = 0;
 
 	KUNIT_ASSERT_EQ(test, 0, space_init(&es, 8, false));
 	l_init(&l);
@@ -117,13 +117,21 @@ static void smq_test_list(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, order[3], 0u);
 	KUNIT_EXPECT_EQ(test, order[4], 2u);
 
-	/* pop_tail skips sentinels */
-	l_del(&es, &l, to_entry(&es, 2));
-	KUNIT_EXPECT_PTR_EQ(test, l_pop_tail(&es, &l), to_entry(&es, 1));
-	KUNIT_EXPECT_EQ(test, l.nr_elts, 2u);
-	l_del(&es, &l, to_entry(&es, 4));
-	l_del(&es, &l, to_entry(&es, 3));
-	l_del(&es, &l, to_entry(&es, 0));
+	/* inserted ahead of an entry, the head one too */
+	l_add_before(&es, &l, to_entry(&es, 0), to_entry(&es, 5));
+	l_add_before(&es, &l, to_entry(&es, 4), to_entry(&es, 6));
+	KUNIT_EXPECT_EQ(test, l.nr_elts, 6u);
+	for (i = 0, e = l_head(&es, &l); e && i < ARRAY_SIZE(order); e = l_next(&es, e))
+		order[i++] = to_index(&es, e);
+	KUNIT_EXPECT_EQ(test, i, 7u);
+	KUNIT_EXPECT_EQ(test, order[0], 6u);
+	KUNIT_EXPECT_EQ(test, order[4], 5u);
+	KUNIT_EXPECT_EQ(test, order[5], 0u);
+	KUNIT_EXPECT_EQ(test, (unsigned int)to_entry(&es, 5)->prev, 1u);
+	KUNIT_EXPECT_EQ(test, (unsigned int)to_entry(&es, 4)->prev, 6u);
+
+	for (i = 0; i < 7; i++)
+		l_del(&es, &l, to_entry(&es, i));
 	KUNIT_EXPECT_EQ(test, l.nr_elts, 0u);
 	KUNIT_EXPECT_EQ(test, l.head, SMQ_NULL);
 	KUNIT_EXPECT_EQ(test, l.tail, SMQ_NULL);
@@ -1995,6 +2003,26 @@ static void smq_test_redistribute_keeps_idleness(struct kunit *test)
 	KUNIT_EXPECT_LT(test, from_cblock(infer_cblock(mq, e)), 3u);
 }
 
+/* The same going up: blocks loaded into the bottom level stay idle. */
+static void smq_test_redistribute_up_keeps_idleness(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 8, 4096, false);
+	unsigned int i, moved = 0;
+	struct smq_entry *e;
+
+	mq->cache_period_end = mq->lookups + (1u << 30);
+	load_mappings(test, mq, 8, 0, true, 0);
+	q_redistribute(&mq->dirty);
+	for (i = 0; i < 8; i++) {
+		e = cblock_entry(mq, to_cblock(i));
+		moved += e->level != 0;
+		KUNIT_EXPECT_EQ_MSG(test, sentinels_ahead(&mq->dirty, e), 0u,
+				    "block %u, level %u", i, (unsigned int)e->level);
+	}
+	KUNIT_EXPECT_EQ(test, moved, 8u);
+	KUNIT_EXPECT_NOT_NULL(test, q_peek(&mq->dirty, NR_LEVELS / 2u, false));
+}
+
 /*
  * Busy, a writeback is queued only for a dirty block of the lower half
  * idle for a writeback period (ahead of the sentinels); finding none, the
@@ -2509,6 +2537,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_demotion_refused),
 	KUNIT_CASE(smq_test_sentinels),
 	KUNIT_CASE(smq_test_redistribute_keeps_idleness),
+	KUNIT_CASE(smq_test_redistribute_up_keeps_idleness),
 	KUNIT_CASE(smq_test_drop_halves_sketch),
 	KUNIT_CASE(smq_test_busy_writeback),
 	KUNIT_CASE(smq_test_writeback_for_victim),
