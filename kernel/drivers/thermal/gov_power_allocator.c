@@ -344,13 +344,13 @@ static u32 get_sustainable_power(struct thermal_zone_device *tz,
 	}
 	/*
 	 * What held one desired temperature does not hold another: the
-	 * power a zone sustains grows with its margin over the ambient.  On
-	 * the emulated SoC, an E learnt with a sustainable power 30 % low,
-	 * kept after the trips of the cool zone moved 20 C down, took the
-	 * next heat-up 0.62 C past the new desired temperature; 0.39 C
-	 * without it.
+	 * power a zone sustains grows with its margin over the ambient, and
+	 * an E learnt up and kept after the desired trip was lowered takes
+	 * the next heat-up past the new one.  A trip invalidated for a
+	 * while asks for no control (see power_allocator_manage()): the E
+	 * learnt for the temperature it comes back with still holds.
 	 */
-	if (control_temp != params->equilibrium_temp) {
+	if (control_temp != params->equilibrium_temp && control_temp != THERMAL_TEMP_INVALID) {
 		params->equilibrium = 0;
 		params->equilibrium_temp = control_temp;
 	}

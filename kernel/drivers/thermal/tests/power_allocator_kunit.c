@@ -322,6 +322,12 @@ static void ipa_test_gains_follow_trips(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tz->tzp->k_po, 300);
 	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(9000) / 20000));
 	KUNIT_EXPECT_EQ(test, params->equilibrium, 0);
+
+	/* invalidated for a while and back as it was: E stays */
+	params->equilibrium = int_to_frac(700);
+	get_sustainable_power(tz, params, THERMAL_TEMP_INVALID);
+	get_sustainable_power(tz, params, 85000);
+	KUNIT_EXPECT_EQ(test, params->equilibrium, int_to_frac(700));
 }
 
 static void ipa_test_pid_terms(struct kunit *test)
