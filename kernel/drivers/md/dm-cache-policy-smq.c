@@ -254,20 +254,6 @@ static void l_add_tail(struct smq_space *es, struct smq_list *l, struct smq_entr
 	l_count(es, l, e, 1);
 }
 
-static void l_add_head(struct smq_space *es, struct smq_list *l, struct smq_entry *e)
-{
-	struct smq_entry *head = to_entry(es, l->head);
-
-	e->prev = SMQ_NULL;
-	e->next = l->head;
-	if (head)
-		head->prev = to_index(es, e);
-	else
-		l->tail = to_index(es, e);
-	l->head = to_index(es, e);
-	l_count(es, l, e, 1);
-}
-
 static void l_del(struct smq_space *es, struct smq_list *l, struct smq_entry *e)
 {
 	struct smq_entry *prev = to_entry(es, e->prev);
@@ -299,6 +285,16 @@ static void l_add_before(struct smq_space *es, struct smq_list *l, struct smq_en
 		l->head = to_index(es, e);
 	pos->prev = to_index(es, e);
 	l_count(es, l, e, 1);
+}
+
+static void l_add_head(struct smq_space *es, struct smq_list *l, struct smq_entry *e)
+{
+	struct smq_entry *head = l_head(es, l);
+
+	if (head)
+		l_add_before(es, l, head, e);
+	else
+		l_add_tail(es, l, e);
 }
 
 /*----------------------------------------------------------------*/
@@ -1461,9 +1457,6 @@ struct smq_recent {
  * @dirty: dirty cache blocks, by recent hits.
  * @hotspot_stats: top-level hits of the hotspot queue, per hotspot period.
  * @cache_stats: top-level hits of the cache, per cache period.
- * @current_writeback_sentinels: which set of the dirty queue's sentinels
- *	moves next.
- * @current_demote_sentinels: the same for the clean queue.
  * @no_idle_dirty: no dirty block was idle for a writeback period when
  *	last looked for, since the writeback sentinels last moved or the
  *	dirty queue was last redistributed.
@@ -1540,10 +1533,8 @@ struct smq_policy {
 	struct smq_hash_table table;
 	struct smq_hash_table hotspot_table;
 
-	bool current_writeback_sentinels;
 	unsigned long next_writeback_period;
 
-	bool current_demote_sentinels;
 	bool no_idle_dirty;
 	unsigned long next_demote_period;
 
@@ -1589,35 +1580,31 @@ static struct smq_entry *get_sentinel(struct smq_alloc *ea, unsigned int level, 
 	return to_entry(ea->es, sentinel_index(ea->begin, level, which));
 }
 
-/* Move one set of sentinels to the back of every level of @q. */
-static void requeue_sentinels(struct smq_queue *q, struct smq_alloc *ea, bool which)
+/* Move the older set of @q's sentinels to the back of every level. */
+static void requeue_sentinels(struct smq_queue *q, struct smq_alloc *ea)
 {
 	unsigned int level;
 	struct smq_entry *s;
 
+	q->newer_sentinels = !q->newer_sentinels;
 	for (level = 0; level < q->nr_levels; level++) {
-		s = get_sentinel(ea, level, which);
+		s = get_sentinel(ea, level, q->newer_sentinels);
 		q_del(q, s);
 		q_push(q, s);
 	}
-	q->newer_sentinels = which;
 }
 
 static void update_sentinels(struct smq_policy *mq, unsigned long now)
 {
 	if (time_after(now, mq->next_writeback_period)) {
 		mq->next_writeback_period = now + WRITEBACK_PERIOD;
-		mq->current_writeback_sentinels = !mq->current_writeback_sentinels;
-		requeue_sentinels(&mq->dirty, &mq->writeback_sentinel_alloc,
-				  mq->current_writeback_sentinels);
+		requeue_sentinels(&mq->dirty, &mq->writeback_sentinel_alloc);
 		mq->no_idle_dirty = false;
 	}
 
 	if (time_after(now, mq->next_demote_period)) {
 		mq->next_demote_period = now + DEMOTE_PERIOD;
-		mq->current_demote_sentinels = !mq->current_demote_sentinels;
-		requeue_sentinels(&mq->clean, &mq->demote_sentinel_alloc,
-				  mq->current_demote_sentinels);
+		requeue_sentinels(&mq->clean, &mq->demote_sentinel_alloc);
 	}
 }
 
@@ -1637,11 +1624,10 @@ static void sentinels_init(struct smq_policy *mq, unsigned long now)
 			q_push(&mq->clean, s);
 		}
 
+	/* set 1 went in last; the sets' places matter, not which is which */
 	mq->dirty.newer_sentinels = true;
 	mq->clean.newer_sentinels = true;
 	mq->dirty.aged_by = mq->writeback_sentinel_alloc.begin;
-	mq->current_writeback_sentinels = false;
-	mq->current_demote_sentinels = false;
 	mq->next_writeback_period = now + WRITEBACK_PERIOD;
 	mq->next_demote_period = now + DEMOTE_PERIOD;
 }
