@@ -109,6 +109,36 @@ static void check_queue(struct smq_queue *q, unsigned char *seen, unsigned int t
 	CHECK(total == q->nr_elts, "queue counts %u, holds %u", q->nr_elts, total);
 }
 
+/*
+ * Each level of a cache queue holds its own two sentinels and no other,
+ * the older set's ahead of the newer's (see requeue_sentinels()): the
+ * bands entries are put in by hits and redistributions lie between them.
+ */
+static void check_sentinels(struct smq_queue *q, struct smq_alloc *ea)
+{
+	struct smq_entry *e, *older, *newer;
+	unsigned int level, pos, older_at, newer_at;
+
+	for (level = 0; level < q->nr_levels; level++) {
+		older = get_sentinel(ea, level, !q->newer_sentinels);
+		newer = get_sentinel(ea, level, q->newer_sentinels);
+		older_at = newer_at = ~0u;
+		pos = 0;
+		for (e = l_head(q->es, q->qs + level); e; e = l_next(q->es, e), pos++) {
+			if (!e_is_sentinel(q->es, e))
+				continue;
+			CHECK(e == older || e == newer, "level %u holds a sentinel of another level or queue",
+			      level);
+			if (e == older)
+				older_at = pos;
+			else
+				newer_at = pos;
+		}
+		CHECK(older_at != ~0u && newer_at != ~0u, "level %u lacks a sentinel", level);
+		CHECK(older_at < newer_at, "level %u: the newer sentinel is ahead of the older", level);
+	}
+}
+
 static void check_invariants(struct target *t)
 {
 	struct smq_policy *mq = t->mq;
@@ -118,6 +148,8 @@ static void check_invariants(struct target *t)
 	check_queue(&mq->clean, seen, 1);
 	check_queue(&mq->dirty, seen, 2);
 	check_queue(&mq->hotspot, seen, 3);
+	check_sentinels(&mq->dirty, &mq->writeback_sentinel_alloc);
+	check_sentinels(&mq->clean, &mq->demote_sentinel_alloc);
 
 	for (i = 0; i < t->nr_cblocks; i++) {
 		struct smq_entry *e = get_entry(&mq->cache_alloc, i);
