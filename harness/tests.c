@@ -1167,6 +1167,58 @@ static void test_idle_between_reads(void)
 	trace_free(&t);
 }
 
+/*
+ * The same dirty cache, a quarter of whose blocks are read again in a
+ * burst every 5 s: a block read, not written, since it became dirty has
+ * nothing to wait for, and is written back while the device is idle too.
+ */
+static void test_idle_between_read_bursts(void)
+{
+	const char *policies[] = { "ours", "tree" };
+	struct sim_config cfg;
+	struct sim_stats st;
+	struct trace t;
+	uint64_t us = 0, tree_writebacks = 0;
+	unsigned int i, b, p;
+
+	trace_init(&t, "idle-between-read-bursts");
+	for (i = 0; i < 3 * 256; i++, us += 1000)
+		trace_add(&t, i % 256, 1, true, true, us);
+	for (i = 0; i < 120; i++, us += 5000000)
+		for (b = 0; b < 64; b++)
+			trace_add(&t, b, 1, false, true, us + b * 1000);
+	trace_finish(&t);
+	for (p = 0; p < ARRAY_SIZE(policies); p++) {
+		cfg = test_config(policies[p], 256);
+		if (ok(!sim_run(&t, &cfg, &st), "%s: a dirty cache read in bursts: replayed",
+		       policies[p]))
+			ok(st.writebacks == 256 && st.read_hits == 120 * 64,
+			   "%s: every dirty block written back: %" PRIu64
+			   " writebacks (want 256), %" PRIu64 " hits (want %u)",
+			   policies[p], st.writebacks, st.read_hits, 120 * 64);
+	}
+	trace_free(&t);
+
+	/* written again instead, they are the blocks writing back wastes */
+	trace_init(&t, "idle-between-write-bursts");
+	for (i = 0, us = 0; i < 3 * 256; i++, us += 1000)
+		trace_add(&t, i % 256, 1, true, true, us);
+	for (i = 0; i < 120; i++, us += 5000000)
+		for (b = 0; b < 64; b++)
+			trace_add(&t, b, 1, true, true, us + b * 1000);
+	trace_finish(&t);
+	cfg = test_config("tree", 256);
+	if (ok(!sim_run(&t, &cfg, &st), "tree: a dirty cache written in bursts: replayed"))
+		tree_writebacks = st.writebacks;
+	cfg = test_config("ours", 256);
+	if (ok(!sim_run(&t, &cfg, &st), "ours: a dirty cache written in bursts: replayed"))
+		ok(st.writebacks == 192 && st.writebacks < tree_writebacks,
+		   "ours: blocks written every 5 s stay dirty: %" PRIu64
+		   " writebacks (want 192; the tree's smq: %" PRIu64 ")",
+		   st.writebacks, tree_writebacks);
+	trace_free(&t);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -1192,6 +1244,7 @@ int main(int argc, char **argv)
 	test_dirty_then_read();
 	test_dirty_then_mixed();
 	test_idle_between_reads();
+	test_idle_between_read_bursts();
 	test_swap_audit();
 	test_longest_tick();
 	printf("1..%d\n", nr_tests);

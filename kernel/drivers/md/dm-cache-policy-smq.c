@@ -846,6 +846,14 @@ static void q_place_in_band(struct smq_queue *q, unsigned int level, struct smq_
 		     to_entry(q->es, sentinel_index(q->aged_by, level, which)), e);
 }
 
+/* Push @e into its level as the youngest entry of @band (see q_place_in_band()). */
+static void q_push_in_band(struct smq_queue *q, struct smq_entry *e, unsigned int band)
+{
+	q->nr_elts++;
+	q_place_in_band(q, e->level, e, band);
+	q_note_level(q, e->level);
+}
+
 /* Entries carried, in the bands of q_place_in_band(), the idlest first. */
 #define NR_BANDS 3u
 
@@ -1667,8 +1675,18 @@ static struct smq_entry *cblock_entry(struct smq_policy *mq, dm_cblock_t cblock)
  * promotes nothing until then, which keeps a burst of hits from turning
  * into a burst of promotions.  Blocks with work pending are off the
  * queues until the work completes.
+ *
+ * A dirty block read, not written, goes between its new level's
+ * writeback sentinels rather than behind both, as if hit a period ago:
+ * the sentinels hold back the writeback of blocks that may be written
+ * again soon, which a read does not tell.  Behind both, a dirty block
+ * read every few seconds was never written back, however idle the
+ * device between the reads.  Between them, it waits for the end of the
+ * period at most, and then idle writeback takes it (see
+ * writeback_levels()); busy writeback does not, as the hit lifted it out
+ * of the lower half.
  */
-static void requeue(struct smq_policy *mq, struct smq_entry *e)
+static void requeue(struct smq_policy *mq, struct smq_entry *e, int data_dir)
 {
 	struct smq_queue *q = cache_queue(mq, e);
 
@@ -1677,7 +1695,8 @@ static void requeue(struct smq_policy *mq, struct smq_entry *e)
 
 	q_del(q, e);
 	e->level = min(e->level + HIT_LIFT, q->nr_levels - 1u);
-	q_push(q, e);
+	/* the clean queue keeps no bands: there every hit goes to the back */
+	q_push_in_band(q, e, data_dir == WRITE ? 2 : 1);
 }
 
 /*
@@ -2626,7 +2645,7 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 		mq->payoff_hits++;
 		mq->period_hits++;
 		e->hit = true;
-		requeue(mq, e);
+		requeue(mq, e, data_dir);
 		*cblock = infer_cblock(mq, e);
 		drop_victim(mq, *cblock);
 		return 0;

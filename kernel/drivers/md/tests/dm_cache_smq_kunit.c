@@ -1876,9 +1876,9 @@ static void smq_test_sentinels(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, q_peek(&mq->dirty, NR_LEVELS, false),
 			    cblock_entry(mq, to_cblock(3)));
 
-	/* a hit moves a block behind the sentinels of its new level */
+	/* a write moves a block behind the sentinels of its new level */
 	for (i = 0; i < 4; i++) {
-		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, READ, &cblock));
+		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, WRITE, &cblock));
 		KUNIT_EXPECT_EQ(test, (unsigned int)cblock_entry(mq, cblock)->level, HIT_LIFT);
 	}
 	KUNIT_EXPECT_NULL(test, q_peek(&mq->dirty, NR_LEVELS, false));
@@ -1978,13 +1978,13 @@ static void smq_test_redistribute_keeps_idleness(struct kunit *test)
 	/* keep the lookups' redistributions out of this test */
 	mq->cache_period_end = mq->lookups + (1u << 30);
 	load_mappings(test, mq, 8, 0, true, NR_LEVELS - 1);
-	/* 4 to 7 hit, then the sentinels move: between them */
+	/* 4 to 7 written, then the sentinels move: between them */
 	for (i = 4; i < 8; i++)
-		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, READ, &cblock));
+		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, WRITE, &cblock));
 	now += WRITEBACK_PERIOD + 1;
 	__smq_tick(mq, now);
-	/* 3 hit since: behind both */
-	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 3, READ, &cblock));
+	/* 3 written since: behind both */
+	KUNIT_EXPECT_EQ(test, 0, lookup(mq, 3, WRITE, &cblock));
 	for (i = 0; i < 8; i++)
 		KUNIT_EXPECT_EQ(test, sentinels_ahead(&mq->dirty, cblock_entry(mq, to_cblock(i))),
 				band[i]);
@@ -2127,30 +2127,37 @@ static void smq_test_idle_writeback(struct kunit *test)
  * Idle, a dirty block of the upper half idle for a writeback period is
  * written back too, however lately something else was looked up: a cache
  * idle between lookups a few seconds apart does not stay dirty for good.
+ * A block written waits for two sentinel moves, one only read for one:
+ * reads do not hold its writeback back (see requeue()).
  */
 static void smq_test_idle_writeback_ages(struct kunit *test)
 {
 	struct smq_policy *mq = make_policy(test, 2 * NR_LEVELS, 4096, false);
 	unsigned long now = jiffies;
+	unsigned int i, counts[3] = {};
 	dm_cblock_t cblock;
-	unsigned int i;
 
 	mq->cache_period_end = mq->lookups + (1u << 30);
 	load_mappings(test, mq, 2 * NR_LEVELS, 0, true, NR_LEVELS - 1);
 	for (i = 0; i < 2 * NR_LEVELS; i++)
-		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, READ, &cblock));
+		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, i < NR_LEVELS ? READ : WRITE, &cblock));
 	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, NULL), 0u);
 
-	/* one period later they are between the sentinels, two later ahead */
-	now += WRITEBACK_PERIOD + 1;
-	__smq_tick(mq, now);
-	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, NULL), 0u);
+	/* one period later the blocks read are ahead of the sentinels */
 	now += WRITEBACK_PERIOD + 1;
 	__smq_tick(mq, now);
 	KUNIT_EXPECT_EQ(test, lookup(mq, 5000, READ, &cblock), -ENOENT);
-	/* busy, still none: they are in the upper half */
+	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, counts), NR_LEVELS);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_WRITEBACK], NR_LEVELS);
+	for (i = 0; i < 2 * NR_LEVELS; i++)
+		KUNIT_EXPECT_EQ(test, (bool)cblock_entry(mq, to_cblock(i))->dirty, i >= NR_LEVELS);
+
+	/* two later, the blocks written; busy, still none: they are in the upper half */
+	now += WRITEBACK_PERIOD + 1;
+	__smq_tick(mq, now);
+	KUNIT_EXPECT_EQ(test, lookup(mq, 5001, READ, &cblock), -ENOENT);
 	KUNIT_EXPECT_FALSE(test, queue_writeback(mq, false));
-	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, NULL), 2u * NR_LEVELS);
+	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, NULL), NR_LEVELS);
 	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, 0u);
 }
 
