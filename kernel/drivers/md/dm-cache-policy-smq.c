@@ -1468,6 +1468,11 @@ struct smq_recent {
  * @no_idle_dirty: no dirty block was idle for a writeback period when
  *	last looked for, since the writeback sentinels last moved or the
  *	dirty queue was last redistributed.
+ * @write_periods: one bit per cache block, the dirty queue's
+ *	@newer_sentinels when the block was last written: whether it was
+ *	written since the writeback sentinels last moved (or an even number
+ *	of moves before, which holds its writeback back a period more at
+ *	worst).  See requeue().
  * @promote_level: a miss in a hotspot block of this level or above is
  *	in a hot region: two lookups more than the victim's count are
  *	enough to replace it (one more at the counters' ceiling), however
@@ -1544,6 +1549,7 @@ struct smq_policy {
 	unsigned long next_writeback_period;
 
 	bool no_idle_dirty;
+	unsigned long *write_periods;
 	unsigned long next_demote_period;
 
 	unsigned int promote_level;
@@ -1660,6 +1666,24 @@ static struct smq_entry *cblock_entry(struct smq_policy *mq, dm_cblock_t cblock)
 	return get_entry(&mq->cache_alloc, from_cblock(cblock));
 }
 
+/* @e is being written: note that it was in this writeback period. */
+static void note_write(struct smq_policy *mq, struct smq_entry *e)
+{
+	unsigned int i = from_cblock(infer_cblock(mq, e));
+
+	if (mq->dirty.newer_sentinels)
+		__set_bit(i, mq->write_periods);
+	else
+		__clear_bit(i, mq->write_periods);
+}
+
+/* Was @e written since the writeback sentinels last moved? */
+static bool written_this_period(struct smq_policy *mq, struct smq_entry *e)
+{
+	return test_bit(from_cblock(infer_cblock(mq, e)), mq->write_periods) ==
+	       mq->dirty.newer_sentinels;
+}
+
 /* Levels a hit lifts a cache block: from the lower half, out of it. */
 #define HIT_LIFT (NR_LEVELS / 2u)
 
@@ -1676,27 +1700,49 @@ static struct smq_entry *cblock_entry(struct smq_policy *mq, dm_cblock_t cblock)
  * into a burst of promotions.  Blocks with work pending are off the
  * queues until the work completes.
  *
- * A dirty block read, not written, goes between its new level's
- * writeback sentinels rather than behind both, as if hit a period ago:
- * the sentinels hold back the writeback of blocks that may be written
- * again soon, which a read does not tell.  Behind both, a dirty block
- * read every few seconds was never written back, however idle the
- * device between the reads.  Between them, it waits for the end of the
- * period at most, and then idle writeback takes it (see
- * writeback_levels()); busy writeback does not, as the hit lifted it out
- * of the lower half.
+ * A dirty block read, and not written since the writeback sentinels
+ * last moved, goes between its new level's sentinels rather than behind
+ * both, as if hit a period ago: the sentinels hold back the writeback of
+ * blocks that may be written again soon, which a read does not tell.
+ * Behind both, a dirty block read every few seconds was never written
+ * back, however idle the device between the reads.  Between them, it
+ * waits for the end of the period at most, and then idle writeback takes
+ * it (see writeback_levels()); busy writeback does not, as the hit lifted
+ * it out of the lower half.  A block written lately stays behind both:
+ * a read after a write does not cut short the wait the write started.
  */
 static void requeue(struct smq_policy *mq, struct smq_entry *e, int data_dir)
 {
 	struct smq_queue *q = cache_queue(mq, e);
+	bool written = data_dir == WRITE;
 
 	if (e->pending_work)
 		return;
 
+	if (written)
+		note_write(mq, e);
+	else if (e->dirty)
+		written = written_this_period(mq, e);
 	q_del(q, e);
 	e->level = min(e->level + HIT_LIFT, q->nr_levels - 1u);
 	/* the clean queue keeps no bands: there every hit goes to the back */
-	q_push_in_band(q, e, data_dir == WRITE ? 2 : 1);
+	q_push_in_band(q, e, written ? 2 : 1);
+}
+
+/*
+ * A write that repeats a lookup just counted (another bio of the block,
+ * or the write of a read-modify-write) lifts nothing, but a dirty block
+ * read and then written was written lately: it goes behind its level's
+ * writeback sentinels, as a write hit would put it.
+ */
+static void note_repeated_write(struct smq_policy *mq, struct smq_entry *e)
+{
+	if (!e->dirty || e->pending_work || written_this_period(mq, e))
+		return;
+
+	note_write(mq, e);
+	q_del(&mq->dirty, e);
+	q_push(&mq->dirty, e);
 }
 
 /*
@@ -2437,6 +2483,7 @@ static void smq_destroy(struct dm_cache_policy *p)
 	struct smq_policy *mq = to_smq_policy(p);
 
 	btracker_destroy(mq->bg_work);
+	free_bitset(mq->write_periods);
 	vfree(mq->recent);
 	sketch_exit(&mq->sketch);
 	ghosts_exit(&mq->ghosts);
@@ -2633,6 +2680,8 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 		e = h_lookup(&mq->table, from_oblock(oblock));
 		if (!e)
 			return -ENOENT;
+		if (data_dir == WRITE)
+			note_repeated_write(mq, e);
 		*cblock = infer_cblock(mq, e);
 		return 0;
 	}
@@ -2822,6 +2871,8 @@ static void __smq_set_clear_dirty(struct smq_policy *mq, dm_cblock_t cblock, boo
 	if (WARN_ON_ONCE(!e || !e->allocated) || e->dirty == set)
 		return;
 
+	if (set)
+		note_write(mq, e);
 	if (e->pending_work) {
 		e->dirty = set;
 		return;
@@ -2891,6 +2942,11 @@ static int smq_load_mapping(struct dm_cache_policy *p, dm_oblock_t oblock,
 	e->dirty = dirty;
 	e->level = hint_valid ? min_t(u32, hint, NR_LEVELS - 1) : random_level(cblock);
 	h_insert(&mq->table, e);
+	/* written before the table was loaded: long ago, as its place says */
+	if (mq->dirty.newer_sentinels)
+		__clear_bit(from_cblock(cblock), mq->write_periods);
+	else
+		__set_bit(from_cblock(cblock), mq->write_periods);
 	q_push_front(cache_queue(mq, e), e);
 
 	return 0;
@@ -3178,6 +3234,9 @@ static int smq_alloc_structures(struct smq_policy *mq, u64 origin_blocks)
 	mq->recent = vzalloc(array_size(1u << RECENT_BITS, sizeof(*mq->recent)));
 	if (!mq->recent)
 		goto bad_recent;
+	mq->write_periods = alloc_bitset(max(nr_cache, 1u));
+	if (!mq->write_periods)
+		goto bad_write_periods;
 	mq->bg_work = btracker_create(nr_background_work(nr_cache));
 	if (!mq->bg_work)
 		goto bad_btracker;
@@ -3185,6 +3244,8 @@ static int smq_alloc_structures(struct smq_policy *mq, u64 origin_blocks)
 	return 0;
 
 bad_btracker:
+	free_bitset(mq->write_periods);
+bad_write_periods:
 	vfree(mq->recent);
 bad_recent:
 	ghosts_exit(&mq->ghosts);
@@ -3275,6 +3336,7 @@ static size_t smq_memory_bytes(struct smq_policy *mq)
 	bytes += sizeof(u64) << mq->sketch.word_bits;
 	bytes += sizeof(u16) << mq->ghosts.bits;
 	bytes += sizeof(struct smq_recent) << RECENT_BITS;
+	bytes += bitset_size_in_bytes(max(from_cblock(mq->cache_size), 1u));
 	bytes += (size_t)nr_background_work(from_cblock(mq->cache_size)) *
 		sizeof(struct bt_work);
 

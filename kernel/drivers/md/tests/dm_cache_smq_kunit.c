@@ -2127,37 +2127,49 @@ static void smq_test_idle_writeback(struct kunit *test)
  * Idle, a dirty block of the upper half idle for a writeback period is
  * written back too, however lately something else was looked up: a cache
  * idle between lookups a few seconds apart does not stay dirty for good.
- * A block written waits for two sentinel moves, one only read for one:
- * reads do not hold its writeback back (see requeue()).
+ * A block only read waits for one sentinel move, one written for two,
+ * whether read after the write or before it (the write of a
+ * read-modify-write repeats the read's lookup): see requeue().
  */
 static void smq_test_idle_writeback_ages(struct kunit *test)
 {
-	struct smq_policy *mq = make_policy(test, 2 * NR_LEVELS, 4096, false);
+	const unsigned int read_only = NR_LEVELS, written = 3 * NR_LEVELS / 2, n = 2 * NR_LEVELS;
+	struct smq_policy *mq = make_policy(test, n, 4096, false);
 	unsigned long now = jiffies;
 	unsigned int i, counts[3] = {};
 	dm_cblock_t cblock;
 
 	mq->cache_period_end = mq->lookups + (1u << 30);
-	load_mappings(test, mq, 2 * NR_LEVELS, 0, true, NR_LEVELS - 1);
-	for (i = 0; i < 2 * NR_LEVELS; i++)
-		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, i < NR_LEVELS ? READ : WRITE, &cblock));
+	load_mappings(test, mq, n, 0, true, NR_LEVELS - 1);
+	for (i = 0; i < read_only; i++)
+		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, READ, &cblock));
+	for (i = read_only; i < written; i++)
+		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, WRITE, &cblock));
+	/* descending, so that no lookup continues a stream */
+	for (i = n - 1; i >= written; i--) {
+		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, READ, &cblock));
+		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, WRITE, &cblock));
+	}
+	for (i = written - 1; i >= read_only; i--)
+		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, READ, &cblock));
 	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, NULL), 0u);
 
-	/* one period later the blocks read are ahead of the sentinels */
+	/* one period later the blocks only read are ahead of the sentinels */
 	now += WRITEBACK_PERIOD + 1;
 	__smq_tick(mq, now);
 	KUNIT_EXPECT_EQ(test, lookup(mq, 5000, READ, &cblock), -ENOENT);
-	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, counts), NR_LEVELS);
-	KUNIT_EXPECT_EQ(test, counts[POLICY_WRITEBACK], NR_LEVELS);
-	for (i = 0; i < 2 * NR_LEVELS; i++)
-		KUNIT_EXPECT_EQ(test, (bool)cblock_entry(mq, to_cblock(i))->dirty, i >= NR_LEVELS);
+	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, counts), read_only);
+	KUNIT_EXPECT_EQ(test, counts[POLICY_WRITEBACK], read_only);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_EQ_MSG(test, (bool)cblock_entry(mq, to_cblock(i))->dirty,
+				    i >= read_only, "block %u", i);
 
 	/* two later, the blocks written; busy, still none: they are in the upper half */
 	now += WRITEBACK_PERIOD + 1;
 	__smq_tick(mq, now);
 	KUNIT_EXPECT_EQ(test, lookup(mq, 5001, READ, &cblock), -ENOENT);
 	KUNIT_EXPECT_FALSE(test, queue_writeback(mq, false));
-	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, NULL), NR_LEVELS);
+	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, NULL), n - read_only);
 	KUNIT_EXPECT_EQ(test, mq->dirty.nr_elts, 0u);
 }
 
