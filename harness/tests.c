@@ -1213,7 +1213,9 @@ static void test_idle_between_bursts(void)
 	} loads[] = {
 		{ "read every 5 s", 5, false, true, 0, 256 },
 		{ "written every 5 s", 5, true, false, 0, 192 },
+		/* a read on either side of the sentinels' move after the write */
 		{ "written every 10 s, read 5 s later", 10, true, true, 5000000, 192 },
+		{ "written every 10 s, read 2.5 s later", 10, true, true, 2500000, 192 },
 		{ "read, then at once written, every 5 s", 5, true, true, 0, 192 },
 	};
 	struct sim_config cfg;

@@ -1716,12 +1716,12 @@ static void requeue(struct smq_policy *mq, struct smq_entry *e, int data_dir)
 	struct smq_queue *q = cache_queue(mq, e);
 	bool written = data_dir == WRITE;
 
+	if (written)
+		note_write(mq, e);
 	if (e->pending_work)
 		return;
 
-	if (written)
-		note_write(mq, e);
-	else if (e->dirty)
+	if (!written && e->dirty)
 		written = written_this_period(mq, e);
 	q_del(q, e);
 	e->level = min(e->level + HIT_LIFT, q->nr_levels - 1u);

@@ -2135,23 +2135,28 @@ static void smq_test_idle_writeback_ages(struct kunit *test)
 {
 	const unsigned int read_only = NR_LEVELS, written = 3 * NR_LEVELS / 2, n = 2 * NR_LEVELS;
 	struct smq_policy *mq = make_policy(test, n, 4096, false);
+	unsigned int i, lookups, counts[3] = {};
 	unsigned long now = jiffies;
-	unsigned int i, counts[3] = {};
 	dm_cblock_t cblock;
 
 	mq->cache_period_end = mq->lookups + (1u << 30);
 	load_mappings(test, mq, n, 0, true, NR_LEVELS - 1);
+	lookups = mq->lookups;
 	for (i = 0; i < read_only; i++)
 		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, READ, &cblock));
 	for (i = read_only; i < written; i++)
 		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, WRITE, &cblock));
-	/* descending, so that no lookup continues a stream */
-	for (i = n - 1; i >= written; i--) {
+	/* each read counted, each write repeating it */
+	for (i = written; i < n; i++) {
 		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, READ, &cblock));
 		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, WRITE, &cblock));
 	}
-	for (i = written - 1; i >= read_only; i--)
+	KUNIT_EXPECT_EQ(test, mq->lookups - lookups, n);
+	/* the blocks written, read again: counted, not taken for a stream's bios */
+	forget_recent_lookups(mq);
+	for (i = read_only; i < written; i++)
 		KUNIT_EXPECT_EQ(test, 0, lookup(mq, i, READ, &cblock));
+	KUNIT_EXPECT_EQ(test, mq->lookups - lookups, n + written - read_only);
 	KUNIT_EXPECT_EQ(test, run_background_work(mq, true, true, NULL), 0u);
 
 	/* one period later the blocks only read are ahead of the sentinels */
