@@ -1666,15 +1666,24 @@ static struct smq_entry *cblock_entry(struct smq_policy *mq, dm_cblock_t cblock)
 	return get_entry(&mq->cache_alloc, from_cblock(cblock));
 }
 
-/* @e is being written: note that it was in this writeback period. */
-static void note_write(struct smq_policy *mq, struct smq_entry *e)
+/*
+ * Note that @e was last written in this writeback period or, with
+ * @this_period false, in the one before: the bit holds only the period's
+ * parity, which the sets of sentinels take turns to give.
+ */
+static void note_write_period(struct smq_policy *mq, struct smq_entry *e, bool this_period)
 {
 	unsigned int i = from_cblock(infer_cblock(mq, e));
 
-	if (mq->dirty.newer_sentinels)
+	if (mq->dirty.newer_sentinels == this_period)
 		__set_bit(i, mq->write_periods);
 	else
 		__clear_bit(i, mq->write_periods);
+}
+
+static void note_write(struct smq_policy *mq, struct smq_entry *e)
+{
+	note_write_period(mq, e, true);
 }
 
 /* Was @e written since the writeback sentinels last moved? */
@@ -2943,10 +2952,7 @@ static int smq_load_mapping(struct dm_cache_policy *p, dm_oblock_t oblock,
 	e->level = hint_valid ? min_t(u32, hint, NR_LEVELS - 1) : random_level(cblock);
 	h_insert(&mq->table, e);
 	/* written before the table was loaded: long ago, as its place says */
-	if (mq->dirty.newer_sentinels)
-		__clear_bit(from_cblock(cblock), mq->write_periods);
-	else
-		__set_bit(from_cblock(cblock), mq->write_periods);
+	note_write_period(mq, e, false);
 	q_push_front(cache_queue(mq, e), e);
 
 	return 0;
