@@ -1176,9 +1176,7 @@ static void test_idle_between_reads(void)
 static void add_bursts(struct trace *t, unsigned int period_s, bool write, bool read,
 		       uint64_t read_us)
 {
-	uint64_t write_us = read_us ? 0 : 10;
-
-	uint64_t us = 0;
+	uint64_t write_us = read_us ? 0 : 10, us = 0;
 	unsigned int i, b;
 
 	for (i = 0; i < 3 * 256; i++, us += 1000)

@@ -1673,12 +1673,8 @@ static struct smq_entry *cblock_entry(struct smq_policy *mq, dm_cblock_t cblock)
  */
 static void note_write_period(struct smq_policy *mq, struct smq_entry *e, bool this_period)
 {
-	unsigned int i = from_cblock(infer_cblock(mq, e));
-
-	if (mq->dirty.newer_sentinels == this_period)
-		__set_bit(i, mq->write_periods);
-	else
-		__clear_bit(i, mq->write_periods);
+	__assign_bit(from_cblock(infer_cblock(mq, e)), mq->write_periods,
+		     mq->dirty.newer_sentinels == this_period);
 }
 
 static void note_write(struct smq_policy *mq, struct smq_entry *e)
@@ -1725,7 +1721,8 @@ static void requeue(struct smq_policy *mq, struct smq_entry *e, int data_dir)
 	struct smq_queue *q = cache_queue(mq, e);
 	bool written = data_dir == WRITE;
 
-	if (written)
+	/* a clean block written is noted when the target sets it dirty */
+	if (written && e->dirty)
 		note_write(mq, e);
 	if (e->pending_work)
 		return;
@@ -1972,7 +1969,7 @@ static unsigned int writeback_levels(struct smq_policy *mq, bool idle)
  * blocks down, so the walk is not repeated on every miss until then.
  * Idle, any block of the levels writeback_levels() allows, then any
  * block idle for a writeback period: a cache is left dirty only with
- * what was written or hit lately.  With
+ * what was written lately, or read since the sentinels last moved.  With
  * the lower half alone, a device idle between lookups less than a
  * writeback period apart (a journal's commit every 5 s) kept the blocks
  * of the upper half dirty for good: in the harness, 256 blocks written
