@@ -2114,9 +2114,9 @@ static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *fre
 
 /*
  * Demote @victim; with none, write back so that there will be one.
- * Returns whether work was queued.  The caller found migrations allowed:
- * read again here, the flag, which the lock does not cover, could have
- * changed in between.
+ * Returns whether work was queued.  Only queue_promotion() calls it,
+ * having found migrations allowed: the flag is not under the lock, so
+ * reading it again here would close no window.
  */
 static bool demote(struct smq_policy *mq, struct smq_entry *victim)
 {
