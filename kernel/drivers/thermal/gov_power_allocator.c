@@ -161,6 +161,7 @@ struct power_actor {
  *	estimated again, as soon as the trips give a range.
  * @err_integral: accumulated error, in periods
  * @prev_err: error of the previous update, for the derivative
+ * @prev_temp: the temperature at the previous update
  * @last_update_ns: when the controller last ran, 0 after a reset or a resume
  * @sustainable_power: the sustainable power the gains were estimated for,
  *	or are due to be
@@ -189,6 +190,7 @@ struct power_allocator_params {
 	s64 est_range;
 	s64 err_integral;
 	s64 prev_err;
+	int prev_temp;
 	u64 last_update_ns;
 	u32 sustainable_power;
 	s64 equilibrium;
@@ -377,6 +379,40 @@ static s64 elapsed_periods(struct power_allocator_params *params, u64 period_ns,
 	if (dt >= period_ns * 4)
 		return MAX_PERIODS;
 	return clamp_t(s64, div64_u64(dt << FRAC_BITS, period_ns), MIN_PERIODS, MAX_PERIODS);
+}
+
+/*
+ * The milliseconds each period stands for: the polling period, or for a
+ * zone without passive polling, whose updates come from its sensor's
+ * interrupts and count one period each, the time that really passed
+ * since the last update (at least 1 ms).  Taken as 1 ms there, a fall of
+ * 1 °C over a second looked a thousand times as steep to the derivative.
+ */
+static unsigned int update_period_ms(struct thermal_zone_device *tz,
+				     struct power_allocator_params *params, u64 now_ns)
+{
+	u64 ms;
+
+	if (tz->passive_delay_jiffies)
+		return jiffies_to_msecs(tz->passive_delay_jiffies);
+	if (!params->last_update_ns || now_ns <= params->last_update_ns)
+		return 1;
+	ms = div_u64(now_ns - params->last_update_ns, NSEC_PER_MSEC);
+	return clamp_t(u64, ms, 1, UINT_MAX);
+}
+
+/*
+ * Take the previous update's error against the desired temperature of
+ * this one, @control_temp, so that the derivative and the slope follow
+ * the temperature alone.  A new desired temperature (a trip written
+ * through sysfs, which updates the zone at once) moves the error in one
+ * step: taken for a rate of change, k_d would throw the budget to one end
+ * for an update, the more so the sooner after the last one it came.
+ */
+static void rebase_prev_err(struct power_allocator_params *params, int control_temp)
+{
+	if (params->last_update_ns)
+		params->prev_err = int_to_frac((s64)control_temp - params->prev_temp);
 }
 
 /*
@@ -987,11 +1023,13 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 	sp = get_sustainable_power(tz, params, control_temp);
 	periods = elapsed_periods(params, jiffies_to_nsecs(tz->passive_delay_jiffies), now_ns);
 	/* the change per period; unknown on the first update after a reset */
+	rebase_prev_err(params, control_temp);
 	slope = params->last_update_ns ? div_frac(err - params->prev_err, periods) : FRAC_MAX;
 	/* recorded after pid_step(), which tells the first update by a 0 */
-	pid_step(params, tz->tzp, err, periods, jiffies_to_msecs(tz->passive_delay_jiffies), sp,
+	pid_step(params, tz->tzp, err, periods, update_period_ms(tz, params, now_ns), sp,
 		 sum.max_allocatable, &t);
 	params->last_update_ns = now_ns;
+	params->prev_temp = tz->temperature;
 
 	trace_thermal_power_allocator_pid(tz, frac_to_int(t.err), frac_to_int(params->err_integral),
 					  frac_to_int(t.p), frac_to_int(t.i), frac_to_int(t.d),

@@ -578,6 +578,7 @@ static void ipa_test_resume(struct kunit *test)
 static void ipa_test_passive_delay_zero(struct kunit *test)
 {
 	struct thermal_zone_device *tz = fake_zone(test, 2000);
+	struct power_allocator_params *params;
 	struct thermal_instance *a;
 
 	tz->passive_delay_jiffies = 0;
@@ -589,6 +590,51 @@ static void ipa_test_passive_delay_zero(struct kunit *test)
 	tz->temperature = 79000;
 	allocate_power(tz, 75000, 2000);
 	KUNIT_EXPECT_GT(test, fake_state(a), 0ul);
+
+	/* the derivative's period is then the time that really passed */
+	params = tz->governor_data;
+	KUNIT_EXPECT_EQ(test, update_period_ms(tz, params, 2000 + NSEC_PER_SEC), 1000u);
+	KUNIT_EXPECT_EQ(test, update_period_ms(tz, params, 2000 + 40 * NSEC_PER_MSEC), 40u);
+	KUNIT_EXPECT_EQ(test, update_period_ms(tz, params, 2500), 1u);
+	KUNIT_EXPECT_EQ(test, update_period_ms(tz, params, 1000), 1u);
+	params->last_update_ns = 0;
+	KUNIT_EXPECT_EQ(test, update_period_ms(tz, params, NSEC_PER_SEC), 1u);
+	tz->passive_delay_jiffies = msecs_to_jiffies(100);
+	KUNIT_EXPECT_EQ(test, update_period_ms(tz, params, NSEC_PER_SEC),
+			jiffies_to_msecs(msecs_to_jiffies(100)));
+}
+
+/*
+ * A desired temperature written through sysfs updates the zone at once,
+ * here 5 ms after a poll, and moves the error by as much as the trip
+ * moved.  The derivative follows the temperature, which did not move:
+ * with P and I all but off, the budget stays the sustainable power (the
+ * actor at state 1, 2000 of its 4000 mW), where a derivative of the error
+ * took 80000 mW off it (state 4) for the update.
+ */
+static void ipa_test_new_desired_temp(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 2000);
+	u64 now = NSEC_PER_SEC;
+	struct thermal_instance *a;
+
+	tz->tzp->k_po = 1;
+	tz->tzp->k_pu = 1;
+	tz->tzp->k_i = 1;
+	tz->tzp->k_d = 100;
+	a = fake_bind(test, tz, 4000, 4000, 1);
+	governor_bind(test, tz);
+	tz->temperature = 70000;
+	allocate_power(tz, 75000, now);
+	allocate_power(tz, 75000, now + 100 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
+	allocate_power(tz, 70000, now + 105 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
+
+	/* a temperature that moves still moves it: 3000 mW for 3 °C in 100 ms */
+	tz->temperature = 67000;
+	allocate_power(tz, 70000, now + 205 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 0ul);
 }
 
 static void ipa_test_divvy(struct kunit *test)
@@ -1163,6 +1209,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_full_speed_request),
 	KUNIT_CASE(ipa_test_leftover),
 	KUNIT_CASE(ipa_test_passive_delay_zero),
+	KUNIT_CASE(ipa_test_new_desired_temp),
 	KUNIT_CASE(ipa_test_divvy),
 	KUNIT_CASE(ipa_test_split_by_efficiency),
 	KUNIT_CASE(ipa_test_weights),
