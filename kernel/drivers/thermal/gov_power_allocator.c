@@ -388,8 +388,8 @@ static s64 elapsed_periods(struct power_allocator_params *params, u64 period_ns,
  * since the last update (at least 1 ms).  Taken as 1 ms there, a fall of
  * 1 °C over a second looked a thousand times as steep to the derivative.
  */
-static unsigned int update_period_ms(struct thermal_zone_device *tz,
-				     struct power_allocator_params *params, u64 now_ns)
+static unsigned int update_period_ms(const struct thermal_zone_device *tz,
+				     const struct power_allocator_params *params, u64 now_ns)
 {
 	u64 ms;
 
@@ -1022,8 +1022,8 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 
 	sp = get_sustainable_power(tz, params, control_temp);
 	periods = elapsed_periods(params, jiffies_to_nsecs(tz->passive_delay_jiffies), now_ns);
-	/* the change per period; unknown on the first update after a reset */
 	rebase_prev_err(params, control_temp);
+	/* the change per period; unknown on the first update after a reset */
 	slope = params->last_update_ns ? div_frac(err - params->prev_err, periods) : FRAC_MAX;
 	/* recorded after pid_step(), which tells the first update by a 0 */
 	pid_step(params, tz->tzp, err, periods, update_period_ms(tz, params, now_ns), sp,
