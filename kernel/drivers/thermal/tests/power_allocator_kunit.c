@@ -605,6 +605,36 @@ static void ipa_test_passive_delay_zero(struct kunit *test)
 }
 
 /*
+ * A zone without passive polling, end to end: its derivative spans the
+ * time since the last update.  With P and I all but off and k_d 3, a fall
+ * of 1 °C over a second adds 3 mW to the sustainable 2000 (the actor at
+ * state 1), where a period taken as 1 ms added 3000 (state 0); a fall of
+ * 3 °C in the next millisecond adds 9000 (state 0).
+ */
+static void ipa_test_unpolled_derivative(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 2000);
+	struct thermal_instance *a;
+
+	tz->passive_delay_jiffies = 0;
+	tz->tzp->k_po = 1;
+	tz->tzp->k_pu = 1;
+	tz->tzp->k_i = 1;
+	tz->tzp->k_d = 3;
+	a = fake_bind(test, tz, 4000, 4000, 1);
+	governor_bind(test, tz);
+	tz->temperature = 77000;
+	allocate_power(tz, 80000, NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
+	tz->temperature = 76000;
+	allocate_power(tz, 80000, 2 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
+	tz->temperature = 73000;
+	allocate_power(tz, 80000, 2 * NSEC_PER_SEC + NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 0ul);
+}
+
+/*
  * A desired temperature written through sysfs updates the zone at once,
  * here 5 ms after a poll, and moves the error by as much as the trip
  * moved.  The derivative follows the temperature, which did not move:
@@ -1209,6 +1239,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_full_speed_request),
 	KUNIT_CASE(ipa_test_leftover),
 	KUNIT_CASE(ipa_test_passive_delay_zero),
+	KUNIT_CASE(ipa_test_unpolled_derivative),
 	KUNIT_CASE(ipa_test_new_desired_temp),
 	KUNIT_CASE(ipa_test_divvy),
 	KUNIT_CASE(ipa_test_split_by_efficiency),
