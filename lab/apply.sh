@@ -28,6 +28,26 @@ if [ ! -d "$WORK/.git" ]; then
 	git -C "$WORK" config gc.auto 0
 fi
 subject=$(git -C "$WORK" log -1 --format=%s base)
+
+# apply_diff <patch name> <diff> <error file>: into the private index.  A
+# Debian update of the tree may change lines around a hunk (stable fixes
+# land in the files the series touches), and the series is built and
+# tested on whatever 6.12.x apt serves: failing with all their context,
+# the hunks may apply with the nearest two lines, or one, on each side
+# matching, with a warning.  A hunk whose own lines changed still fails.
+apply_diff() {
+	local c
+
+	git apply --cached --whitespace=nowarn "$2" 2>"$3" && return 0
+	for c in 2 1; do
+		if git apply --cached --whitespace=nowarn -C$c "$2" 2>/dev/null; then
+			echo "warning: $1 applies to $subject only with $c line(s) of" \
+				"context (refresh it): $(head -n 1 "$3")" >&2
+			return 0
+		fi
+	done
+	die "$1 does not apply to $subject: $(head -n 3 "$3")"
+}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -55,8 +75,7 @@ for p in "$REPO_DIR"/patches/[0-9]*.patch; do
 	awk 'NR > 1 && /^---$/ {exit} NR > 1 && !/^Lab-(Files|Flavours):/' "$p" >"$tmp/msg"
 	awk 'f; /^---$/ {f=1}' "$p" >"$tmp/diff"
 	if [ -s "$tmp/diff" ]; then
-		git apply --cached --whitespace=nowarn "$tmp/diff" 2>"$tmp/err" ||
-			die "$name does not apply to $subject: $(head -n 3 "$tmp/err")"
+		apply_diff "$name" "$tmp/diff" "$tmp/err"
 	fi
 	for f in $(sed -n 's/^Lab-Files://p' "$p"); do
 		[ -f "$REPO_DIR/kernel/$f" ] || die "$name lists kernel/$f, which does not exist"
