@@ -24,6 +24,9 @@ shrunk_table() {
 
 # grep -c of the kernel log: earlier tests' lines count too, so compare
 log_count() { dmesg | grep -cE "$1"; }
+SHRINK="unable to shrink origin"
+RETRY="unable to resume cache due to missing proper cache table reload"
+FAILED="metadata operation|mapped twice|read-only"
 
 ok "cache devices" setup_cache_devs
 zero_metadata
@@ -35,17 +38,17 @@ ok "the origin's first 2 MiB and last MiB written" sh -c \
 	"dd if=/tmp/head of=/dev/mapper/lab-cache bs=64k oflag=direct &&
 	dd if=/tmp/tail of=/dev/mapper/lab-cache bs=64k seek=$TAIL oflag=direct"
 
-shrinks=$(log_count "unable to shrink origin")
-retries=$(log_count "unable to resume cache due to missing proper cache table reload")
-failed=$(log_count "metadata operation|mapped twice|read-only")
+shrinks=$(log_count "$SHRINK")
+retries=$(log_count "$RETRY")
+failed=$(log_count "$FAILED")
 ge "dirty blocks before the shrink" "$(cache_field dirty)" 16
 dmsetup reload lab-cache --table "$(shrunk_table)" && dmsetup suspend lab-cache
 fails "a resume shrinking the origin under them fails" dmsetup resume lab-cache
 fails "and the retry is refused" dmsetup resume lab-cache
-shrinks=$(($(log_count "unable to shrink origin") - shrinks))
-retries=$(($(log_count "unable to resume cache due to missing proper cache table reload") - retries))
+shrinks=$(($(log_count "$SHRINK") - shrinks))
+retries=$(($(log_count "$RETRY") - retries))
 is "refused for a dirty block, then for the failed load; metadata not failed" \
-	"$shrinks $retries $(log_count "metadata operation|mapped twice|read-only")" "1 1 $failed"
+	"$shrinks $retries $(log_count "$FAILED")" "1 1 $failed"
 
 ok "at its size again, the cache resumes" reload_cache writeback smq
 is "metadata read-write, no check needed" \

@@ -605,6 +605,25 @@ static void ipa_test_passive_delay_zero(struct kunit *test)
 }
 
 /*
+ * A zone of 2000 mW sustainable power whose controller is all derivative
+ * (P and I all but off, derivative gain @k_d), and its one actor, *@a, of
+ * 4000 mW: at state 1 while the budget is the sustainable power.  Not
+ * bound yet, so that a case may change the zone first.
+ */
+static struct thermal_zone_device *derivative_zone(struct kunit *test, s32 k_d,
+						   struct thermal_instance **a)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 2000);
+
+	tz->tzp->k_po = 1;
+	tz->tzp->k_pu = 1;
+	tz->tzp->k_i = 1;
+	tz->tzp->k_d = k_d;
+	*a = fake_bind(test, tz, 4000, 4000, 1);
+	return tz;
+}
+
+/*
  * A zone without passive polling, end to end: its derivative spans the
  * time since the last update.  With P and I all but off and k_d 3, a fall
  * of 1 °C over a second adds 3 mW to the sustainable 2000 (the actor at
@@ -613,15 +632,10 @@ static void ipa_test_passive_delay_zero(struct kunit *test)
  */
 static void ipa_test_unpolled_derivative(struct kunit *test)
 {
-	struct thermal_zone_device *tz = fake_zone(test, 2000);
 	struct thermal_instance *a;
+	struct thermal_zone_device *tz = derivative_zone(test, 3, &a);
 
 	tz->passive_delay_jiffies = 0;
-	tz->tzp->k_po = 1;
-	tz->tzp->k_pu = 1;
-	tz->tzp->k_i = 1;
-	tz->tzp->k_d = 3;
-	a = fake_bind(test, tz, 4000, 4000, 1);
 	governor_bind(test, tz);
 	tz->temperature = 77000;
 	allocate_power(tz, 80000, NSEC_PER_SEC);
@@ -644,15 +658,10 @@ static void ipa_test_unpolled_derivative(struct kunit *test)
  */
 static void ipa_test_new_desired_temp(struct kunit *test)
 {
-	struct thermal_zone_device *tz = fake_zone(test, 2000);
-	u64 now = NSEC_PER_SEC;
 	struct thermal_instance *a;
+	struct thermal_zone_device *tz = derivative_zone(test, 100, &a);
+	u64 now = NSEC_PER_SEC;
 
-	tz->tzp->k_po = 1;
-	tz->tzp->k_pu = 1;
-	tz->tzp->k_i = 1;
-	tz->tzp->k_d = 100;
-	a = fake_bind(test, tz, 4000, 4000, 1);
 	governor_bind(test, tz);
 	tz->temperature = 70000;
 	allocate_power(tz, 75000, now);
