@@ -1386,6 +1386,47 @@ static void smq_test_victims(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(102), NULL, READ, false, 9, &v));
 }
 
+/* The @n-th oldest block of @level, sentinels skipped. */
+static struct smq_entry *oldest_block(struct smq_queue *q, unsigned int level, unsigned int n)
+{
+	struct smq_entry *e;
+
+	for (e = l_head(q->es, q->qs + level); e; e = l_next(q->es, e))
+		if (!e_is_sentinel(q->es, e) && !n--)
+			return e;
+	return NULL;
+}
+
+/*
+ * A victim hit since it came in counts one lookup more: of two sampled
+ * blocks counted the same, the unhit one goes; with both hit, a
+ * candidate counted 2 no longer clears the margin over the victim.
+ */
+static void smq_test_victim_hit(struct kunit *test)
+{
+	struct smq_policy *mq = make_policy(test, 16, 4096, false);
+	struct smq_entry *first, *second, *v;
+	unsigned int freq;
+
+	load_mappings(test, mq, 16, 0, false, 0);
+	first = oldest_block(&mq->clean, 0, 0);
+	second = oldest_block(&mq->clean, 0, 1);
+	KUNIT_ASSERT_NOT_NULL(test, second);
+	first->hit = true;
+	KUNIT_EXPECT_PTR_EQ(test, current_victim(mq, &freq), second);
+	KUNIT_EXPECT_EQ(test, freq, 0u);
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(100), NULL, READ, false, 2, &v));
+	KUNIT_EXPECT_PTR_EQ(test, v, second);
+
+	second->hit = true;
+	mq->victim = SMQ_NULL;	/* as its hit would, without lifting it */
+	KUNIT_EXPECT_PTR_EQ(test, current_victim(mq, &freq), first);
+	KUNIT_EXPECT_EQ(test, freq, 1u);
+	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(101), NULL, READ, false, 2, &v));
+	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(102), NULL, READ, false, 3, &v));
+	KUNIT_EXPECT_PTR_EQ(test, v, first);
+}
+
 static struct smq_entry *youngest(struct smq_queue *q, unsigned int level)
 {
 	return to_entry(q->es, q->qs[level].tail);
@@ -2554,6 +2595,7 @@ static struct kunit_case smq_test_cases[] = {
 	KUNIT_CASE(smq_test_read_ahead),
 	KUNIT_CASE(smq_test_read_ahead_in_flight),
 	KUNIT_CASE(smq_test_victims),
+	KUNIT_CASE(smq_test_victim_hit),
 	KUNIT_CASE(smq_test_hit_lift),
 	KUNIT_CASE(smq_test_first_sight),
 	KUNIT_CASE(smq_test_hot_set_promoted),
