@@ -1400,13 +1400,14 @@ static struct smq_entry *oldest_block(struct smq_queue *q, unsigned int level, u
 /*
  * A victim hit since it came in counts one lookup more: of two sampled
  * blocks counted the same, the unhit one goes; with both hit, a
- * candidate counted 2 no longer clears the margin over the victim.
+ * candidate counted 2 no longer clears the margin over the victim.  At
+ * the sketch's ceiling the count stays at the ceiling.
  */
 static void smq_test_victim_hit(struct kunit *test)
 {
 	struct smq_policy *mq = make_policy(test, 16, 4096, false);
 	struct smq_entry *first, *second, *v;
-	unsigned int freq;
+	unsigned int i, freq;
 
 	load_mappings(test, mq, 16, 0, false, 0);
 	first = oldest_block(&mq->clean, 0, 0);
@@ -1425,6 +1426,14 @@ static void smq_test_victim_hit(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, should_promote(mq, to_oblock(101), NULL, READ, false, 2, &v));
 	KUNIT_EXPECT_TRUE(test, should_promote(mq, to_oblock(102), NULL, READ, false, 3, &v));
 	KUNIT_EXPECT_PTR_EQ(test, v, first);
+
+	for (i = 0; i <= SKETCH_MAX_COUNT; i++) {
+		sketch_add(&mq->sketch, e_block(&mq->es, first));
+		sketch_add(&mq->sketch, e_block(&mq->es, second));
+	}
+	mq->victim = SMQ_NULL;
+	current_victim(mq, &freq);
+	KUNIT_EXPECT_EQ(test, freq, SKETCH_MAX_COUNT);
 }
 
 static struct smq_entry *youngest(struct smq_queue *q, unsigned int level)
