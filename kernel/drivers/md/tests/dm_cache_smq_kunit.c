@@ -1401,13 +1401,15 @@ static struct smq_entry *oldest_block(struct smq_queue *q, unsigned int level, u
  * A victim hit since it came in counts one lookup more: of two sampled
  * blocks counted the same, the unhit one goes; with both hit, a
  * candidate counted 2 no longer clears the margin over the victim.  At
- * the sketch's ceiling the count stays at the ceiling.
+ * the sketch's ceiling the count stays at the ceiling.  A hit on the
+ * kept victim drops it, so that no stale count is weighed against.
  */
 static void smq_test_victim_hit(struct kunit *test)
 {
 	struct smq_policy *mq = make_policy(test, 16, 4096, false);
 	struct smq_entry *first, *second, *v;
 	unsigned int i, freq;
+	dm_cblock_t cblock;
 
 	load_mappings(test, mq, 16, 0, false, 0);
 	first = oldest_block(&mq->clean, 0, 0);
@@ -1432,8 +1434,13 @@ static void smq_test_victim_hit(struct kunit *test)
 		sketch_add(&mq->sketch, e_block(&mq->es, second));
 	}
 	mq->victim = SMQ_NULL;
-	current_victim(mq, &freq);
+	v = current_victim(mq, &freq);
 	KUNIT_EXPECT_EQ(test, freq, SKETCH_MAX_COUNT);
+
+	/* a hit would change the count kept with the pick: it drops the pick */
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	KUNIT_EXPECT_EQ(test, lookup(mq, e_block(&mq->es, v), READ, &cblock), 0);
+	KUNIT_EXPECT_EQ(test, mq->victim, SMQ_NULL);
 }
 
 static struct smq_entry *youngest(struct smq_queue *q, unsigned int level)
