@@ -2993,6 +2993,11 @@ static int smq_invalidate_mapping(struct dm_cache_policy *p, dm_cblock_t cblock)
 		return -ENODATA;
 
 	spin_lock_irqsave(&mq->lock, flags);
+	/*
+	 * Promoted again into the same block, the origin block would pass
+	 * for the kept pick with the hit it had before.
+	 */
+	drop_victim(mq, cblock);
 	if (!e->allocated || !e->hashed) {
 		/* Free, invalidated already, or a promotion not done yet. */
 		r = -ENODATA;

@@ -1402,7 +1402,8 @@ static struct smq_entry *oldest_block(struct smq_queue *q, unsigned int level, u
  * blocks counted the same, the unhit one goes; with both hit, a
  * candidate counted 2 no longer clears the margin over the victim.  At
  * the sketch's ceiling the count stays at the ceiling.  A hit on the
- * kept victim drops it, so that no stale count is weighed against.
+ * kept victim, or its invalidation, drops it, so that no stale count is
+ * weighed against.
  */
 static void smq_test_victim_hit(struct kunit *test)
 {
@@ -1440,6 +1441,15 @@ static void smq_test_victim_hit(struct kunit *test)
 	/* a hit would change the count kept with the pick: it drops the pick */
 	KUNIT_ASSERT_NOT_NULL(test, v);
 	KUNIT_EXPECT_EQ(test, lookup(mq, e_block(&mq->es, v), READ, &cblock), 0);
+	KUNIT_EXPECT_EQ(test, mq->victim, SMQ_NULL);
+
+	/*
+	 * So does an invalidation: promoted back into the same block, the
+	 * origin block would pass for the pick, its hit long gone.
+	 */
+	v = current_victim(mq, &freq);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	KUNIT_ASSERT_EQ(test, 0, smq_invalidate_mapping(&mq->policy, infer_cblock(mq, v)));
 	KUNIT_EXPECT_EQ(test, mq->victim, SMQ_NULL);
 }
 
