@@ -1489,7 +1489,7 @@ struct smq_recent {
  *	cache block may have been freed and given to another since.
  * @victim_freq: the count of @victim when it was picked, its hit included.
  * @victim_uses: misses @victim has been weighed against.
- * @victim_none_at: @lookups when a pick last found no victim.
+ * @victim_none: a pick found no victim since the last lookup counted.
  * @filled: the cache has been full since the policy was created: blocks
  *	seen once are no longer promoted.
  * @period_hits: hits in this cache period
@@ -1564,7 +1564,7 @@ struct smq_policy {
 	u64 victim_oblock;
 	unsigned int victim_freq;
 	unsigned int victim_uses;
-	unsigned int victim_none_at;
+	bool victim_none;
 	bool filled;
 	unsigned int period_hits;
 	unsigned int period_swaps;
@@ -2103,7 +2103,7 @@ static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *fre
 {
 	struct smq_entry *e = NULL;
 
-	if (mq->victim_none_at == mq->lookups) {
+	if (mq->victim_none) {
 		*freq = ~0u;
 		return NULL;
 	}
@@ -2123,7 +2123,7 @@ static struct smq_entry *current_victim(struct smq_policy *mq, unsigned int *fre
 
 	e = pick_victim(mq, freq);
 	if (!e)
-		mq->victim_none_at = mq->lookups;
+		mq->victim_none = true;
 	mq->victim = e ? from_cblock(infer_cblock(mq, e)) : SMQ_NULL;
 	mq->victim_oblock = e ? e_block(&mq->es, e) : 0;
 	mq->victim_freq = *freq;
@@ -2435,7 +2435,7 @@ static bool should_promote(struct smq_policy *mq, dm_oblock_t oblock, struct smq
 	if ((*victim)->level >= mq->clean.nr_levels / 2u && prefer_writeback(mq, freq, hs_e)) {
 		/* no clean victim for the rest of the lookup: demote() writes back */
 		mq->victim = SMQ_NULL;
-		mq->victim_none_at = mq->lookups;
+		mq->victim_none = true;
 		*victim = NULL;
 		return true;
 	}
@@ -2716,6 +2716,7 @@ static int __lookup(struct smq_policy *mq, dm_oblock_t oblock, dm_cblock_t *cblo
 	}
 
 	mq->lookups++;
+	mq->victim_none = false;
 	freq = sketch_add(&mq->sketch, from_oblock(oblock));
 	e = h_lookup(&mq->table, from_oblock(oblock));
 	if (e) {
@@ -3343,7 +3344,6 @@ static struct smq_policy *__smq_create(dm_cblock_t cache_size, sector_t origin_s
 	mq->migrations_allowed = migrations_allowed;
 	mq->cleaner = cleaner;
 	mq->victim = SMQ_NULL;
-	mq->victim_none_at = ~0u;
 
 	return mq;
 }
