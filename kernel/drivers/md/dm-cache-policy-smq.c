@@ -1610,15 +1610,26 @@ static void requeue_sentinels(struct smq_queue *q, struct smq_alloc *ea)
 	}
 }
 
+/*
+ * Is the period ending at @next over at @now?  A period never ends more
+ * than @len ahead; one that seems to did end, and so long ago that
+ * @now - @next wrapped past LONG_MAX: on a 32-bit kernel, 25 days of a
+ * suspend at HZ=1000, during which the target sends no ticks.
+ */
+static bool sentinel_period_over(unsigned long now, unsigned long next, unsigned long len)
+{
+	return time_after(now, next) || time_after(next, now + len);
+}
+
 static void update_sentinels(struct smq_policy *mq, unsigned long now)
 {
-	if (time_after(now, mq->next_writeback_period)) {
+	if (sentinel_period_over(now, mq->next_writeback_period, WRITEBACK_PERIOD)) {
 		mq->next_writeback_period = now + WRITEBACK_PERIOD;
 		requeue_sentinels(&mq->dirty, &mq->writeback_sentinel_alloc);
 		mq->no_idle_dirty = false;
 	}
 
-	if (time_after(now, mq->next_demote_period)) {
+	if (sentinel_period_over(now, mq->next_demote_period, DEMOTE_PERIOD)) {
 		mq->next_demote_period = now + DEMOTE_PERIOD;
 		requeue_sentinels(&mq->clean, &mq->demote_sentinel_alloc);
 	}

@@ -1969,6 +1969,22 @@ static void smq_test_sentinels(struct kunit *test)
 	now += DEMOTE_PERIOD + 1;
 	__smq_tick(mq, now);
 	KUNIT_EXPECT_NOT_NULL(test, q_peek(&mq->clean, NR_LEVELS, false));
+
+	/*
+	 * A period ends within its length: a deadline further ahead is one
+	 * that ended so long ago that jiffies wrapped past it (a 32-bit
+	 * kernel's, in a long suspend without ticks).
+	 */
+	mq->no_idle_dirty = true;
+	mq->next_writeback_period = now + WRITEBACK_PERIOD / 2;
+	update_sentinels(mq, now);
+	KUNIT_EXPECT_TRUE(test, mq->no_idle_dirty);
+	mq->next_writeback_period = now + 3 * WRITEBACK_PERIOD;
+	mq->next_demote_period = now + 3 * DEMOTE_PERIOD;
+	update_sentinels(mq, now);
+	KUNIT_EXPECT_FALSE(test, mq->no_idle_dirty);
+	KUNIT_EXPECT_EQ(test, mq->next_writeback_period, now + WRITEBACK_PERIOD);
+	KUNIT_EXPECT_EQ(test, mq->next_demote_period, now + DEMOTE_PERIOD);
 }
 
 /* End a cache period of @mq that saw @hits hits and @swaps swaps. */
