@@ -3191,7 +3191,9 @@ static void calc_hotspot_params(struct smq_policy *mq, u64 origin_blocks,
 		shift--;
 
 	mq->hotspot_block_shift = shift;
-	mq->nr_hotspot_blocks = clamp_t(u64, (origin_blocks + (1u << shift) - 1u) >> shift, 1u, nr);
+	/* rounded up without adding first: an origin may have up to 2^64 - 1 blocks */
+	mq->nr_hotspot_blocks = clamp_t(u64, (origin_blocks >> shift) +
+					!!(origin_blocks & ((1u << shift) - 1u)), 1u, nr);
 }
 
 static unsigned int nr_background_work(unsigned int nr_cache_blocks)
@@ -3237,8 +3239,9 @@ static bool origin_is_wide(u64 origin_blocks)
  */
 static unsigned int sketch_counters(unsigned int nr_cache, u64 origin_blocks)
 {
-	u64 for_origin = min_t(u64, origin_blocks * SKETCH_ORIGIN_COUNTERS,
-			       SKETCH_MIN_COUNTERS);
+	u64 for_origin = min_t(u64, origin_blocks, SKETCH_MIN_COUNTERS) * SKETCH_ORIGIN_COUNTERS;
+
+	for_origin = min_t(u64, for_origin, SKETCH_MIN_COUNTERS);
 
 	return max_t(u64, (u64)nr_cache * SKETCH_CACHE_COUNTERS, for_origin);
 }

@@ -651,6 +651,9 @@ static void smq_test_sketch_counters(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sketch_counters(1024, 1ull << 32), SKETCH_MIN_COUNTERS);
 	KUNIT_EXPECT_EQ(test, sketch_counters(16, 4096), 4096u * SKETCH_ORIGIN_COUNTERS);
 	KUNIT_EXPECT_EQ(test, sketch_counters(100, 10), 200u);
+	/* no overflow for an origin of 2^60 blocks or more */
+	KUNIT_EXPECT_EQ(test, sketch_counters(1024, 1ull << 60), SKETCH_MIN_COUNTERS);
+	KUNIT_EXPECT_EQ(test, sketch_counters(1024, U64_MAX), SKETCH_MIN_COUNTERS);
 }
 
 static void smq_test_should_promote(struct kunit *test)
@@ -2415,6 +2418,14 @@ static void smq_test_odd_sizes(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, mq->es.high);
 	KUNIT_EXPECT_EQ(test, lookup(mq, 1ull << 32, READ, &cblock), -EINVAL);
 	KUNIT_EXPECT_EQ(test, load(mq, 1ull << 32, 0, false, 0, false), -EINVAL);
+
+	/* the largest origin: rounding its hotspot blocks up must not wrap */
+	calc_hotspot_params(mq, U64_MAX, 1024);
+	KUNIT_EXPECT_EQ(test, mq->hotspot_block_shift, 4u);
+	KUNIT_EXPECT_EQ(test, mq->nr_hotspot_blocks, 1024u);
+	calc_hotspot_params(mq, 17, 1024);
+	KUNIT_EXPECT_EQ(test, mq->hotspot_block_shift, 0u);
+	KUNIT_EXPECT_EQ(test, mq->nr_hotspot_blocks, 17u);
 }
 
 /*
