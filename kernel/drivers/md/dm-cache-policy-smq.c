@@ -1406,6 +1406,14 @@ static void ghost_check(struct smq_ghosts *g, u64 oblock)
 	*slot = 0;
 }
 
+/*
+ * Whole steps of the bias, rounded down: from zero, one regret of a
+ * demoted victim is a step towards frequency, where a step towards
+ * recency takes 1 << BIAS_SHIFT regrets of rejected candidates more than
+ * of victims.  Rounded towards zero instead, the real traces'
+ * slow-device I/O went from 0.88692 to 0.88711 times the tree's smq, and
+ * P3 at 5 % above it (1.0017).
+ */
 static int ghost_bias(struct smq_ghosts *g)
 {
 	return g->bias >> BIAS_SHIFT;
