@@ -55,6 +55,7 @@ struct target {
 	unsigned int nr_issued;
 	unsigned int nr_cblocks;
 	bool wide;
+	bool migrations;		/* promotions and demotions allowed */
 	bool looked_up[MAX_OBLOCKS];	/* by the input's block number */
 };
 
@@ -315,6 +316,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    cleaner);
 	if (!t.mq)
 		return 0;
+	t.migrations = !cleaner;
 	for (i = 0; i < MAX_CBLOCKS; i++)
 		t.mapped[i] = -1;
 
@@ -334,7 +336,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_invariants(&t);
 
 	while (in.n && nr_ops++ < 2000) {
-		op = next_byte(&in) % 10;
+		op = next_byte(&in) % 11;
 		switch (op) {
 		case 0: case 1: case 2: {	/* I/O through the map path */
 			unsigned int in_ob = next_u16(&in) % MAX_OBLOCKS, flags = next_byte(&in);
@@ -348,6 +350,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			t.looked_up[in_ob] = true;
 			if (whole && write && !cleaner) {
 				r = smq_lookup_with_work(&t.mq->policy, to_oblock(ob), &cb, WRITE, true, &w);
+				CHECK(!w || t.migrations, "promotion with migrations off");
 				if (r == -ENOENT && w) {
 					CHECK(from_oblock(w->oblock) == ob, "overwrite of another block");
 					CHECK(t.nr_issued < MAX_WORK, "too much work");
@@ -446,6 +449,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		case 9:				/* hints are written on suspend */
 			for (i = 0; i < t.nr_cblocks; i++)
 				CHECK(smq_get_hint(&t.mq->policy, to_cblock(i)) < NR_LEVELS, "hint range");
+			break;
+		case 10:			/* migrations turned off or on again */
+			if (!cleaner) {
+				t.migrations = next_byte(&in) & 1;
+				smq_allow_migrations(&t.mq->policy, t.migrations);
+			}
 			break;
 		}
 		check_invariants(&t);
