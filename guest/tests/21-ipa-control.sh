@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# lab-needs: 6
+# lab-needs: 7
 # The power allocator controlling the emulated SoC: a step load from cool
 # settles at the desired temperature; weights bias the split; an actor
 # can leave and come back mid-run; what was learnt for one desired

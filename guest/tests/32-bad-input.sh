@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# lab-needs: 6
+# lab-needs: 7
 # Bad input, each case refused with a message and nothing changed: cache
 # table lines and messages, thermal sysfs writes, and emulated zones with
 # no actors, failing actors (all or one) or no sustainable power.
