@@ -486,6 +486,31 @@ static bool heading_there(s64 err, s64 slope)
 }
 
 /*
+ * E is to learn @step upwards, below the desired temperature: a negative
+ * integral takes it first, as far as it goes.  With integral_cutoff 0
+ * the integral only winds down, above the desired temperature, and E
+ * makes up for it below; a zone swinging across the desired temperature
+ * (its devices' states are coarse) then wound the integral down and E up
+ * on every swing, without bound, until one of them met its clamp and E
+ * could no longer follow the zone.  The budget is the same either way.
+ * Returns what is left of @step for E.
+ */
+static s64 unwind_integral(struct power_allocator_params *params, s64 k_i, s64 step)
+{
+	s64 owed;
+
+	if (params->err_integral >= 0 || !k_i)
+		return step;
+	owed = -mul_frac(k_i, params->err_integral);
+	if (step >= owed) {
+		params->err_integral = 0;
+		return step - owed;
+	}
+	params->err_integral = min(params->err_integral + div_frac(step, k_i), 0LL);
+	return 0;
+}
+
+/*
  * The integral only acts above the desired temperature (integral_cutoff
  * 0), so below it the controller is proportional: with a sustainable
  * power lower than the zone really sustains it settles below the desired
@@ -516,6 +541,8 @@ static void learn_equilibrium(struct power_allocator_params *params,
 
 	step = gain(tzp->k_i) >> (t->err > 0 ? EQ_UP_SHIFT : EQ_DOWN_SHIFT);
 	step = mul_frac(mul_frac(step, t->err), periods);
+	if (step > 0)
+		step = unwind_integral(params, gain(tzp->k_i), step);
 	params->equilibrium = clamp(sat_frac(params->equilibrium + step), lo, hi);
 }
 
@@ -1119,9 +1146,9 @@ static void get_governor_trips(struct thermal_zone_device *tz,
 /*
  * The controller is about to be reset below switch-on: E was learnt with
  * the integral in place.  With integral_cutoff 0 an integral wound down by
- * an overshoot stays until now, below the desired temperature too, and E
- * grows to make up for it; reset alone, the next heat-up would start with
- * E and without the integral that offset it, and overshoot.  So a
+ * an overshoot, and not yet unwound by E (see unwind_integral()), stays
+ * until now; reset alone, the next heat-up would start with E and without
+ * the integral that offset it, and overshoot.  So a
  * negative integral is folded into a positive E, as far as it cancels
  * it: no further than 0.  Nothing else the integral held is kept: one
  * overshoot alone (E not learnt) would leave the next heat-up a budget of

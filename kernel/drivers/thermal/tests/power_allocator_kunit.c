@@ -434,6 +434,35 @@ static void ipa_test_equilibrium(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.output, 2500u);
 }
 
+/*
+ * Learning upwards, E first unwinds a negative integral: a zone swinging
+ * across the desired temperature would otherwise wind the integral down
+ * above it and E up below, without bound.  The budget does not change.
+ */
+static void ipa_test_equilibrium_unwinds_integral(struct kunit *test)
+{
+	struct power_allocator_params params = { .err_integral = -192000 };
+	struct thermal_zone_params tzp = { .k_i = 80 };
+	struct pid_terms t = { .err = int_to_frac(1000), .output = 3000 };
+	s64 up = (s64)80 / 8 * 1000;	/* 10000: the integral owes 15000 */
+
+	KUNIT_ASSERT_EQ(test, mul_frac(80, params.err_integral), -(s64)15000);
+	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, true, 8000);
+	KUNIT_EXPECT_EQ(test, params.equilibrium, 0);
+	KUNIT_EXPECT_EQ(test, mul_frac(80, params.err_integral), -(s64)15000 + up);
+	/* the rest of the integral, then E */
+	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, true, 8000);
+	KUNIT_EXPECT_EQ(test, params.err_integral, 0);
+	KUNIT_EXPECT_EQ(test, params.equilibrium, 2 * up - 15000);
+
+	/* learning downwards leaves the integral to the controller */
+	params.err_integral = -192000;
+	t.err = -int_to_frac(1000);
+	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, true, 8000);
+	KUNIT_EXPECT_EQ(test, params.err_integral, -192000);
+	KUNIT_EXPECT_EQ(test, params.equilibrium, 2 * up - 15000 - (s64)80 / 2 * 1000);
+}
+
 /* A throttled device asks for its load's power at full speed. */
 static void ipa_test_full_speed_request(struct kunit *test)
 {
@@ -1245,6 +1274,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_irregular_intervals),
 	KUNIT_CASE(ipa_test_resume),
 	KUNIT_CASE(ipa_test_equilibrium),
+	KUNIT_CASE(ipa_test_equilibrium_unwinds_integral),
 	KUNIT_CASE(ipa_test_full_speed_request),
 	KUNIT_CASE(ipa_test_leftover),
 	KUNIT_CASE(ipa_test_passive_delay_zero),
