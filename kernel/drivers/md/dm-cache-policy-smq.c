@@ -1497,7 +1497,8 @@ struct smq_recent {
  *	cache block may have been freed and given to another since.
  * @victim_freq: the count of @victim when it was picked, its hit included.
  * @victim_uses: misses @victim has been weighed against.
- * @victim_none: a pick found no victim since the last lookup counted.
+ * @victim_none: no clean victim is to be used for the rest of the lookup:
+ *	a pick found none, or a writeback is to make one (see should_promote()).
  * @filled: the cache has been full since the policy was created: blocks
  *	seen once are no longer promoted.
  * @period_hits: hits in this cache period
@@ -1620,9 +1621,10 @@ static void requeue_sentinels(struct smq_queue *q, struct smq_alloc *ea)
 
 /*
  * Is the period ending at @next over at @now?  A period never ends more
- * than @len ahead; one that seems to did end, and so long ago that
- * @now - @next wrapped past LONG_MAX: on a 32-bit kernel, 25 days of a
- * suspend at HZ=1000, during which the target sends no ticks.
+ * than @len ahead; one that seems to has ended, so long ago that
+ * @now - @next wrapped past LONG_MAX: on a 32-bit kernel, after 25 to 50
+ * days of a suspended device (HZ=1000), to which the target sends no
+ * ticks.
  */
 static bool sentinel_period_over(unsigned long now, unsigned long next, unsigned long len)
 {
@@ -3199,9 +3201,11 @@ static void calc_hotspot_params(struct smq_policy *mq, u64 origin_blocks,
 		shift--;
 
 	mq->hotspot_block_shift = shift;
-	/* rounded up without adding first: an origin may have up to 2^64 - 1 blocks */
-	mq->nr_hotspot_blocks = clamp_t(u64, (origin_blocks >> shift) +
-					!!(origin_blocks & ((1u << shift) - 1u)), 1u, nr);
+	/*
+	 * With a shift, the origin has nr or more hotspot blocks: no need to
+	 * round up, which could wrap an origin of up to 2^64 - 1 blocks.
+	 */
+	mq->nr_hotspot_blocks = clamp_t(u64, origin_blocks >> shift, 1u, nr);
 }
 
 static unsigned int nr_background_work(unsigned int nr_cache_blocks)

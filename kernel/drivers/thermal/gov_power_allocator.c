@@ -489,11 +489,13 @@ static bool heading_there(s64 err, s64 slope)
  * E is to learn @step upwards, below the desired temperature: a negative
  * integral takes it first, as far as it goes.  With integral_cutoff 0
  * the integral only winds down, above the desired temperature, and E
- * makes up for it below; a zone swinging across the desired temperature
- * (its devices' states are coarse) then wound the integral down and E up
- * on every swing, without bound, until one of them met its clamp and E
- * could no longer follow the zone.  The budget is the same either way.
- * Returns what is left of @step for E.
+ * makes up for it below; were E to learn on regardless, a zone swinging
+ * across the desired temperature (its devices' states are coarse) would
+ * wind the integral down and E up on every swing, without bound, until
+ * one of them met its clamp and E could no longer follow the zone.  The
+ * budget is the same either way (the integral's part a little short, by
+ * div_frac()'s rounding) while neither term is at its clamp.  Returns
+ * what is left of @step for E.
  */
 static s64 unwind_integral(struct power_allocator_params *params, s64 k_i, s64 step)
 {
@@ -1148,9 +1150,9 @@ static void get_governor_trips(struct thermal_zone_device *tz,
  * the integral in place.  With integral_cutoff 0 an integral wound down by
  * an overshoot, and not yet unwound by E (see unwind_integral()), stays
  * until now; reset alone, the next heat-up would start with E and without
- * the integral that offset it, and overshoot.  So a
- * negative integral is folded into a positive E, as far as it cancels
- * it: no further than 0.  Nothing else the integral held is kept: one
+ * the integral that offset it, and overshoot.  So a negative integral is
+ * folded into a positive E, as far as it cancels it: no further than 0.
+ * Nothing else the integral held is kept: one
  * overshoot alone (E not learnt) would leave the next heat-up a budget of
  * nothing at the desired temperature, and an integral wound up below it
  * (integral_cutoff above 0, a zone not using its budget) would add up to

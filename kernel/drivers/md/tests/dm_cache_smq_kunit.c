@@ -2394,7 +2394,7 @@ static unsigned int churn(struct kunit *test, struct smq_policy *mq, u64 nr_oblo
 
 static void smq_test_odd_sizes(struct kunit *test)
 {
-	struct smq_policy *mq;
+	struct smq_policy *mq, *sizes = kunit_kzalloc(test, sizeof(*sizes), GFP_KERNEL);
 	dm_cblock_t cblock;
 
 	/* one cache block, 4,000 blocks each looked up once */
@@ -2419,13 +2419,17 @@ static void smq_test_odd_sizes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, lookup(mq, 1ull << 32, READ, &cblock), -EINVAL);
 	KUNIT_EXPECT_EQ(test, load(mq, 1ull << 32, 0, false, 0, false), -EINVAL);
 
-	/* the largest origin: rounding its hotspot blocks up must not wrap */
-	calc_hotspot_params(mq, U64_MAX, 1024);
-	KUNIT_EXPECT_EQ(test, mq->hotspot_block_shift, 4u);
-	KUNIT_EXPECT_EQ(test, mq->nr_hotspot_blocks, 1024u);
-	calc_hotspot_params(mq, 17, 1024);
-	KUNIT_EXPECT_EQ(test, mq->hotspot_block_shift, 0u);
-	KUNIT_EXPECT_EQ(test, mq->nr_hotspot_blocks, 17u);
+	/* the largest origin: counting its hotspot blocks must not wrap */
+	KUNIT_ASSERT_NOT_NULL(test, sizes);
+	calc_hotspot_params(sizes, U64_MAX, 1024);
+	KUNIT_EXPECT_EQ(test, sizes->hotspot_block_shift, 4u);
+	KUNIT_EXPECT_EQ(test, sizes->nr_hotspot_blocks, 1024u);
+	calc_hotspot_params(sizes, 16 * 1024 + 1, 1024);
+	KUNIT_EXPECT_EQ(test, sizes->hotspot_block_shift, 4u);
+	KUNIT_EXPECT_EQ(test, sizes->nr_hotspot_blocks, 1024u);
+	calc_hotspot_params(sizes, 17, 1024);
+	KUNIT_EXPECT_EQ(test, sizes->hotspot_block_shift, 0u);
+	KUNIT_EXPECT_EQ(test, sizes->nr_hotspot_blocks, 17u);
 }
 
 /*
