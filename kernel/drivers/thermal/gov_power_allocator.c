@@ -508,7 +508,8 @@ static s64 unwind_integral(struct power_allocator_params *params, s64 k_i, s64 s
 		params->err_integral = 0;
 		return step - owed;
 	}
-	params->err_integral = min(params->err_integral + div_frac(step, k_i), 0LL);
+	/* below owed, the step leaves the integral negative */
+	params->err_integral += div_frac(step, k_i);
 	return 0;
 }
 
@@ -1152,12 +1153,12 @@ static void get_governor_trips(struct thermal_zone_device *tz,
  * until now; reset alone, the next heat-up would start with E and without
  * the integral that offset it, and overshoot.  So a negative integral is
  * folded into a positive E, as far as it cancels it: no further than 0.
- * Nothing else the integral held is kept: one
- * overshoot alone (E not learnt) would leave the next heat-up a budget of
- * nothing at the desired temperature, and an integral wound up below it
- * (integral_cutoff above 0, a zone not using its budget) would add up to
- * max_power at every cool-down, until nothing is throttled at all, or
- * erase an E learnt negative.
+ * Nothing else the integral held is kept: one overshoot alone (E not
+ * learnt) would leave the next heat-up a budget of nothing at the desired
+ * temperature, and an integral wound up below it (integral_cutoff above 0,
+ * a zone not using its budget) would add up to max_power at every
+ * cool-down, until nothing is throttled at all, or erase an E learnt
+ * negative.
  */
 static void fold_integral_into_equilibrium(struct power_allocator_params *params,
 					   const struct thermal_zone_params *tzp)
