@@ -57,6 +57,17 @@
 #define MIN_PERIODS (FRAC_ONE / 16)
 #define MAX_PERIODS (4 * FRAC_ONE)
 
+/*
+ * Sums of device powers are taken in 64 bits and saturated where 32 are
+ * passed on: a device may report up to U32_MAX mW (a negative errno stored
+ * as its power is close to that), and several such wrapped a 32-bit sum
+ * round to a small one.
+ */
+static u32 sat_u32(u64 x)
+{
+	return min_t(u64, x, U32_MAX);
+}
+
 static s64 sat_frac(s64 x)
 {
 	return clamp(x, FRAC_MIN, FRAC_MAX);
@@ -248,7 +259,8 @@ static struct list_head *actor_list(struct power_allocator_params *params)
 static u32 estimate_sustainable_power(struct power_allocator_params *params)
 {
 	struct thermal_instance *instance;
-	u32 sustainable_power = 0, min_power;
+	u64 sustainable_power = 0;
+	u32 min_power;
 
 	if (!params->trip_max)
 		return 0;
@@ -262,7 +274,7 @@ static u32 estimate_sustainable_power(struct power_allocator_params *params)
 		sustainable_power += min_power;
 	}
 
-	return sustainable_power;
+	return sat_u32(sustainable_power);
 }
 
 /* Replace @k by @estimate unless a user set it: it still holds @*prev. */
@@ -580,7 +592,7 @@ static u64 sum_of_weights(const struct power_actor *power, unsigned int n)
 static void divvy_up_power(struct power_actor *power, unsigned int n, u64 total_weighted_req,
 			   u32 power_range)
 {
-	u32 extra_power = 0, capped_extra_power = 0;
+	u64 extra_power = 0, capped_extra_power = 0;
 	u64 total_weight = total_weighted_req ? 0 : sum_of_weights(power, n);
 	unsigned int i;
 
@@ -608,12 +620,13 @@ static void divvy_up_power(struct power_actor *power, unsigned int n, u64 total_
 	if (!extra_power || !capped_extra_power)
 		return;
 
-	extra_power = min(extra_power, capped_extra_power);
+	/* within 32 bits, so that the products below fit in 64 */
+	extra_power = min3(extra_power, capped_extra_power, (u64)U32_MAX);
 	for (i = 0; i < n; i++) {
 		struct power_actor *pa = &power[i];
 
-		pa->granted_power += DIV_ROUND_CLOSEST_ULL((u64)pa->extra_actor_power * extra_power,
-							   capped_extra_power);
+		pa->granted_power += div_round_closest((u64)pa->extra_actor_power * extra_power,
+						       capped_extra_power);
 	}
 }
 
@@ -671,7 +684,8 @@ static u32 step_up_cost(struct power_actor *pa, u32 *power)
  */
 static void spend_leftover(struct power_actor *power, unsigned int n, u32 budget)
 {
-	u32 spent = 0, cost, best_cost, best_power = 0, p;
+	u64 spent = 0, best_cost;
+	u32 cost, best_power = 0, p;
 	unsigned int i, best;
 
 	/* an actor without a state keeps its old one: count its grant as spent */
@@ -840,7 +854,7 @@ static bool split_by_efficiency(struct power_actor *power, unsigned int n, u32 b
 {
 	struct power_step want, fits;
 	unsigned int i;
-	u32 spent = 0;
+	u64 spent = 0;
 
 	for (i = 0; i < n; i++)
 		if (!power[i].instance->cdev->ops->state2perf)
@@ -951,6 +965,9 @@ static void step_unanswered(struct thermal_instance *instance, bool hot)
 
 /**
  * struct actor_totals - what a zone's actors answered in one update
+ *
+ * The sums of powers do not wrap (see sat_u32()).
+ *
  * @req: the power they request
  * @weighted_req: the sum of their weighted requests
  * @max_allocatable: their power at the least cooling states they may take
@@ -960,10 +977,10 @@ static void step_unanswered(struct thermal_instance *instance, bool hot)
  *	step_unanswered())
  */
 struct actor_totals {
-	u32 req;
+	u64 req;
 	u64 weighted_req;
-	u32 max_allocatable;
-	u32 demand;
+	u64 max_allocatable;
+	u64 demand;
 	unsigned int nr_held;
 	unsigned int nr_stepped;
 };
@@ -1040,7 +1057,8 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 {
 	struct power_allocator_params *params = tz->governor_data;
 	s64 periods, slope, err = int_to_frac((s64)control_temp - tz->temperature);
-	u32 total_granted = 0, sp;
+	u64 total_granted = 0;
+	u32 sp, max_allocatable;
 	struct actor_totals sum;
 	struct pid_terms t;
 	unsigned int i, n;
@@ -1049,6 +1067,7 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 		return;
 
 	n = collect_actors(params, &sum, err < 0);
+	max_allocatable = sat_u32(sum.max_allocatable);
 
 	sp = get_sustainable_power(tz, params, control_temp);
 	periods = elapsed_periods(params, jiffies_to_nsecs(tz->passive_delay_jiffies), now_ns);
@@ -1057,7 +1076,7 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 	slope = params->last_update_ns ? div_frac(err - params->prev_err, periods) : FRAC_MAX;
 	/* recorded after pid_step(), which tells the first update by a 0 */
 	pid_step(params, tz->tzp, err, periods, update_period_ms(tz, params, now_ns), sp,
-		 sum.max_allocatable, &t);
+		 max_allocatable, &t);
 	params->last_update_ns = now_ns;
 	params->prev_temp = tz->temperature;
 
@@ -1101,13 +1120,13 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 	if (!sum.nr_stepped)
 		learn_equilibrium(params, tz->tzp, &t, slope, periods, sp,
 				  sum.nr_held && t.output < min(sum.demand, sum.max_allocatable),
-				  sum.max_allocatable);
+				  max_allocatable);
 
 trace:
 	/* num_actors counts the zone's actors, as it always has, answering or not */
-	trace_thermal_power_allocator(tz, sum.req, total_granted, params->num_actors, t.output,
-				      sum.max_allocatable, tz->temperature,
-				      control_temp - tz->temperature);
+	trace_thermal_power_allocator(tz, sat_u32(sum.req), sat_u32(total_granted),
+				      params->num_actors, t.output, max_allocatable,
+				      tz->temperature, control_temp - tz->temperature);
 }
 
 /*----------------------------------------------------------------*/

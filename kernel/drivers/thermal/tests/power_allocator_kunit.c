@@ -914,6 +914,46 @@ static void ipa_test_extreme_weights(struct kunit *test)
 }
 
 /*
+ * A device may report a power close to U32_MAX: a negative errno stored as
+ * its power is.  The zone's sums of powers must not wrap round to small
+ * ones: a capped actor's surplus then goes to the others by their real
+ * headroom, within the budget, and the estimated sustainable power
+ * saturates.
+ */
+static void ipa_test_huge_powers(struct kunit *test)
+{
+	static const u32 bogus_powers[FAKE_MAX_STATE + 1] = {
+		(u32)-EINVAL, (u32)-EINVAL, (u32)-EINVAL, (u32)-EINVAL, (u32)-EINVAL,
+	};
+	const u32 bogus = bogus_powers[0];
+	struct power_actor pa[3] = {
+		{ .weighted_req_power = 0, .max_power = bogus },
+		{ .weighted_req_power = 0, .max_power = bogus },
+		{ .weighted_req_power = 1000, .max_power = 1000 },
+	};
+	struct thermal_zone_device *tz = fake_zone(test, 0);
+	struct thermal_instance *a, *b;
+	struct actor_totals sum;
+
+	divvy_up_power(pa, 3, 1000, 3000);
+	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 1000u);
+	KUNIT_EXPECT_EQ(test, pa[1].granted_power, 1000u);
+	KUNIT_EXPECT_EQ(test, pa[2].granted_power, 1000u);
+
+	a = fake_bind(test, tz, bogus, bogus, 0);
+	b = fake_bind(test, tz, bogus, bogus, 0);
+	fake(a->cdev)->powers = bogus_powers;
+	fake(b->cdev)->powers = bogus_powers;
+	governor_bind(test, tz);
+	KUNIT_EXPECT_EQ(test, estimate_sustainable_power(tz->governor_data), U32_MAX);
+
+	collect_actors(tz->governor_data, &sum, false);
+	KUNIT_EXPECT_EQ(test, sum.req, 2ull * bogus);
+	KUNIT_EXPECT_EQ(test, sum.max_allocatable, 2ull * bogus);
+	KUNIT_EXPECT_EQ(test, sum.demand, 2ull * bogus);
+}
+
+/*
  * An actor whose power operations fail is left out of the allocation, and
  * the others get exactly what they would get without it (the old governor
  * shifted their grants by one).  It is stepped instead: one state deeper
@@ -1284,6 +1324,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_split_by_efficiency),
 	KUNIT_CASE(ipa_test_weights),
 	KUNIT_CASE(ipa_test_extreme_weights),
+	KUNIT_CASE(ipa_test_huge_powers),
 	KUNIT_CASE(ipa_test_actor_failing),
 	KUNIT_CASE(ipa_test_stepped_actors),
 	KUNIT_CASE(ipa_test_all_failing),
