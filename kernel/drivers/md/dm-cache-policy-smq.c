@@ -1506,8 +1506,9 @@ struct smq_recent {
  * @hits_before_drop: hits in the last cache period before they dropped
  *	(see note_cache_period())
  * @dropped_periods: cache periods in a row since they dropped
- * @payoff_hits: hits since the last look at what promotions bought (if
- *	it wraps before the next, that look may wrongly find they do not pay).
+ * @payoff_hits: hits since the last look at what promotions bought; 64
+ *	bits, as a cache that stops swapping may serve 2^32 hits before the
+ *	next look, which must not find they do not pay.
  * @payoff_swaps: demotions queued since then to make room for a winner.
  * @churn_demoted: contested blocks demoted since the last look at how
  *	many of them left unhit.
@@ -1579,7 +1580,7 @@ struct smq_policy {
 	unsigned int period_swaps;
 	unsigned int hits_before_drop;
 	unsigned int dropped_periods;
-	unsigned int payoff_hits;
+	u64 payoff_hits;
 	unsigned int payoff_swaps;
 	unsigned int churn_demoted;
 	unsigned int churn_unhit;

@@ -946,6 +946,13 @@ static void smq_test_payoff(struct kunit *test)
 		note_payoff(mq);
 	KUNIT_EXPECT_EQ(test, g->ceiling, BIAS_MAX);
 	KUNIT_EXPECT_EQ(test, ghost_bias(g), BIAS_MAX);
+
+	/* 2^32 hits in one window (half a day at 100k IOPS) pay too */
+	mq->payoff_hits = U32_MAX;
+	KUNIT_EXPECT_EQ(test, lookup(mq, 0, READ, &cblock), 0);
+	for (i = 0; i < PAYOFF_WINDOW; i++)
+		note_payoff(mq);
+	KUNIT_EXPECT_EQ(test, g->ceiling, BIAS_MAX_PAYING);
 }
 
 /* @n demotions of blocks that won their place, the first @hit of them hit. */
