@@ -13,7 +13,7 @@ For every scenario and governor this prints
 for overshoot_c, time_above_s, settle_s, steady_error_c, ripple_c,
 work_pct_of_optimum and split_pct_of_best (the work of the last quarter
 against the best split of the power drawn then, as the optimum would spend
-it), settle_ratio_vs_right_sp for sp_high and sp_low, and writes
+it), settle_ratio_vs_right_sp for sp_high, sp_low and sp_very_low, and writes
 OUT_DIR/thermal.md and one PNG per scenario.
 
 The optimum is the work of an ideal controller on the same model, loads and
@@ -29,7 +29,7 @@ import os
 import subprocess
 import sys
 
-SCENARIOS = ['step', 'burst', 'compete', 'ambient', 'sp_high', 'sp_low', 'coarse']
+SCENARIOS = ['step', 'burst', 'compete', 'ambient', 'sp_high', 'sp_low', 'sp_very_low', 'coarse']
 GOVERNORS = ['ours', 'tree', 'step_wise']
 METRICS = ['overshoot_c', 'time_above_s', 'settle_s', 'steady_error_c', 'ripple_c',
            'work_pct_of_optimum', 'split_pct_of_best']
@@ -241,7 +241,7 @@ def main():
         plots.append('![%s](%s)' % (scenario, os.path.basename(png)))
     table += [''] + plots
 
-    for scenario in ('sp_high', 'sp_low'):
+    for scenario in ('sp_high', 'sp_low', 'sp_very_low'):
         for gov in GOVERNORS:
             if (scenario, gov) in settle and settle.get(('step', gov)):
                 ratio = settle[(scenario, gov)] / settle[('step', gov)]
