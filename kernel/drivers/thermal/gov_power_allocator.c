@@ -173,6 +173,10 @@ struct power_actor {
  * @err_integral: accumulated error, in periods
  * @prev_err: error of the previous update, for the derivative
  * @prev_temp: the temperature at the previous update
+ * @slope_sum: EQ_SLOPE_UPDATES times the error's change per period,
+ *	averaged over about as many updates (see note_slope()), fixed point
+ * @nr_slopes: updates that gave @slope_sum a slope since the last reset,
+ *	up to EQ_SLOPE_UPDATES
  * @last_update_ns: when the controller last ran, 0 after a reset or a resume
  * @sustainable_power: the sustainable power the gains were estimated for,
  *	or are due to be
@@ -202,6 +206,8 @@ struct power_allocator_params {
 	s64 err_integral;
 	s64 prev_err;
 	int prev_temp;
+	s64 slope_sum;
+	unsigned int nr_slopes;
 	u64 last_update_ns;
 	u32 sustainable_power;
 	s64 equilibrium;
@@ -481,13 +487,42 @@ static void pid_step(struct power_allocator_params *params, const struct thermal
 	t->output = clamp_t(s64, out, 0, max_power);
 }
 
-/* Learning the equilibrium: within this of the desired temperature... */
+/*
+ * Learning the equilibrium: within this of the desired temperature (and
+ * further below at the rate of this distance, see learn_equilibrium())...
+ */
 #define EQ_BAND_MC 5000
 /* ...when this many more periods at the present slope would not get there... */
 #define EQ_HORIZON 50
+/* ...and further below, when the last this many updates did not warm it... */
+#define EQ_SLOPE_UPDATES 32u
 /* ...at these fractions of k_i: down faster than up, against overshoot. */
 #define EQ_UP_SHIFT 3
 #define EQ_DOWN_SHIFT 1
+
+/*
+ * Average the error's change per period over about EQ_SLOPE_UPDATES
+ * updates: one update's is noise where the devices' coarse states toggle,
+ * and a heavy die warms up by less than that noise.  A sum, not the
+ * average itself: the average's own steps round to nothing near 0 (in a
+ * userspace model it stayed at -31/1024 m°C a period for good, after the
+ * zone had settled), and a settled zone would never be taken for one.
+ */
+static void note_slope(struct power_allocator_params *params, s64 slope)
+{
+	if (params->nr_slopes)
+		params->slope_sum += slope - div_s64(params->slope_sum, EQ_SLOPE_UPDATES);
+	else
+		params->slope_sum = slope * EQ_SLOPE_UPDATES;
+	params->nr_slopes = min(params->nr_slopes + 1, EQ_SLOPE_UPDATES);
+}
+
+/* Has the zone got warmer on average lately, or is that yet to be seen? */
+static bool warming_lately(const struct power_allocator_params *params)
+{
+	return params->nr_slopes < EQ_SLOPE_UPDATES ||
+	       div_s64(params->slope_sum, EQ_SLOPE_UPDATES) < 0;
+}
 
 /* Would EQ_HORIZON more periods at @slope take @err across zero? */
 static bool heading_there(s64 err, s64 slope)
@@ -535,7 +570,18 @@ static s64 unwind_integral(struct power_allocator_params *params, s64 k_i, s64 s
  * temperature, when the temperature is not on its way there by itself
  * (learning on the way up would overshoot), and only while the budget
  * really limits the actors (@limiting) or is above nothing: a budget
- * nobody uses says nothing of the zone.  @slope is the change of the
+ * nobody uses says nothing of the zone.  With a sustainable power under
+ * about half what the zone sustains, it settles further below than
+ * EQ_BAND_MC, as low as the switch-on temperature: there E is learnt too,
+ * at the band's rate, but only while the zone got no warmer on average
+ * over the last EQ_SLOPE_UPDATES updates: a heavy die warms up too slowly
+ * for heading_there() to tell, and one update's slope is noise.  In
+ * a userspace model of a zone sustaining 3,333 mW, given 1,000 mW it
+ * settled at 65.4 °C for a desired 75 °C, and now at 75; with a thermal
+ * time constant of 120 s, the peak of the heat-up of a zone given 2,000
+ * mW rose from 75.5 to 75.9 °C when learning went on while it warmed.
+ * Far above, the proportional term's steeper k_po is at work, and
+ * learning there would follow a burst.  @slope is the change of the
  * error per period.
  */
 static void learn_equilibrium(struct power_allocator_params *params,
@@ -545,9 +591,11 @@ static void learn_equilibrium(struct power_allocator_params *params,
 {
 	s64 step, lo = -int_to_frac(sustainable_power), hi = int_to_frac(max_power);
 
-	if (abs(t->err) > int_to_frac(EQ_BAND_MC) || abs(slope) > int_to_frac(EQ_BAND_MC))
+	if (t->err < -int_to_frac(EQ_BAND_MC) || abs(slope) > int_to_frac(EQ_BAND_MC))
 		return;
 	if (heading_there(t->err, slope))
+		return;
+	if (t->err > int_to_frac(EQ_BAND_MC) && warming_lately(params))
 		return;
 	if (t->err > 0 && !limiting)
 		return;
@@ -555,7 +603,7 @@ static void learn_equilibrium(struct power_allocator_params *params,
 		return;
 
 	step = gain(tzp->k_i) >> (t->err > 0 ? EQ_UP_SHIFT : EQ_DOWN_SHIFT);
-	step = mul_frac(mul_frac(step, t->err), periods);
+	step = mul_frac(mul_frac(step, min_t(s64, t->err, int_to_frac(EQ_BAND_MC))), periods);
 	if (step > 0)
 		step = unwind_integral(params, gain(tzp->k_i), step);
 	params->equilibrium = clamp(sat_frac(params->equilibrium + step), lo, hi);
@@ -1074,6 +1122,8 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 	rebase_prev_err(params, control_temp);
 	/* the change per period; unknown on the first update after a reset */
 	slope = params->last_update_ns ? div_frac(err - params->prev_err, periods) : FRAC_MAX;
+	if (params->last_update_ns)
+		note_slope(params, slope);
 	/* recorded after pid_step(), which tells the first update by a 0 */
 	pid_step(params, tz->tzp, err, periods, update_period_ms(tz, params, now_ns), sp,
 		 max_allocatable, &t);
@@ -1194,6 +1244,7 @@ static void reset_pid_controller(struct power_allocator_params *params)
 	params->err_integral = 0;
 	params->prev_err = 0;
 	params->last_update_ns = 0;
+	params->nr_slopes = 0;
 }
 
 /*
@@ -1331,6 +1382,7 @@ static void power_allocator_update_tz(struct thermal_zone_device *tz,
 		 * nor a previous error to go by.  What was learnt stays.
 		 */
 		params->last_update_ns = 0;
+		params->nr_slopes = 0;
 		break;
 	default:
 		break;

@@ -396,7 +396,8 @@ static void ipa_test_integral_cutoff(struct kunit *test)
 /*
  * Below the desired temperature and not getting there, the equilibrium
  * is learnt upwards at k_i / 8; above it, downwards at k_i / 2; never on
- * the way, far from the target, or when the budget does not limit.
+ * the way, far above the target, or when the budget does not limit.  Far
+ * below, only while the zone gets no warmer, at the band's rate.
  */
 static void ipa_test_equilibrium(struct kunit *test)
 {
@@ -404,6 +405,7 @@ static void ipa_test_equilibrium(struct kunit *test)
 	struct thermal_zone_params tzp = { .k_i = 80 };
 	struct pid_terms t = { .err = int_to_frac(1000), .output = 3000 };
 	s64 up = (s64)80 / 8 * 1000, down = (s64)80 / 2 * 1000;
+	unsigned int i;
 
 	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, true, 8000);
 	KUNIT_EXPECT_EQ(test, params.equilibrium, up);
@@ -413,8 +415,24 @@ static void ipa_test_equilibrium(struct kunit *test)
 	/* the budget does not limit the actors, or another zone holds them */
 	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, false, 8000);
 	KUNIT_EXPECT_EQ(test, params.equilibrium, up);
-	/* far below: the proportional term's business */
-	t.err = int_to_frac(EQ_BAND_MC + 1);
+	/* far below: not before EQ_SLOPE_UPDATES slopes tell it has settled */
+	t.err = int_to_frac(3 * EQ_BAND_MC);
+	for (i = 0; i < EQ_SLOPE_UPDATES; i++) {
+		learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, true, 8000);
+		KUNIT_EXPECT_EQ(test, params.equilibrium, up);
+		note_slope(&params, 0);
+	}
+	/* settled, its average slope 0: at the band's rate, not faster */
+	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, true, 8000);
+	KUNIT_EXPECT_EQ(test, params.equilibrium, up + (s64)80 / 8 * EQ_BAND_MC);
+	/* not while it warms on average, however slowly, whatever one slope */
+	params.equilibrium = up;
+	note_slope(&params, -(s64)EQ_SLOPE_UPDATES);
+	KUNIT_EXPECT_TRUE(test, warming_lately(&params));
+	learn_equilibrium(&params, &tzp, &t, 40, FRAC_ONE, 2000, true, 8000);
+	KUNIT_EXPECT_EQ(test, params.equilibrium, up);
+	/* far above: the proportional term's business */
+	t.err = -int_to_frac(EQ_BAND_MC + 1);
 	learn_equilibrium(&params, &tzp, &t, 0, FRAC_ONE, 2000, true, 8000);
 	KUNIT_EXPECT_EQ(test, params.equilibrium, up);
 	/* above: down, faster */
