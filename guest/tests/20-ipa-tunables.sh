@@ -5,11 +5,12 @@
 # bad writes refused with the value unchanged, and gains a user set
 # surviving a new sustainable power; an estimated sustainable power
 # following the devices that come and go; the gains following the trips
-# written through sysfs, actors binding to a desired trip that moved, and
-# the emulated platform reporting the trips as written; tunables written
-# while the policy switches.
+# written through sysfs, a switch-on trip above the desired one reported,
+# actors binding to a desired trip that moved, and the emulated platform
+# reporting the trips as written; tunables written while the policy
+# switches.
 . /tests/lib.sh
-plan 37
+plan 39
 ok "emulated SoC with power_allocator" emul_setup governor=power_allocator sustainable_power=4500
 z=$(emul_zone)
 is "the zone uses power_allocator" "$(cat $z/policy)" power_allocator
@@ -70,6 +71,16 @@ echo 65000 >$z/trip_point_0_temp
 emul_run 1
 is "k_pu over 10 C again" "$(cat $z/k_pu)" $((2 * 4500 * 1024 / 10000))
 is "k_po a user set stays" "$(cat $z/k_po)" 333
+# A switch-on trip written above the desired one gives no range to control
+# over: reported once, not at every update, and the gains stay.
+seen=$(dmesg | wc -l)
+echo 85000 >$z/trip_point_0_temp
+emul_run 3
+is "a switch-on trip above the desired one reported once" "$(dmesg | tail -n +$((seen + 1)) |
+	grep -c 'switch-on trip at 85000 mC is not below the desired 75000 mC')" 1
+is "k_pu kept meanwhile" "$(cat $z/k_pu)" $((2 * 4500 * 1024 / 10000))
+echo 65000 >$z/trip_point_0_temp
+emul_run 1
 # An actor registered after the desired trip moved still binds to it.
 echo 80000 >$z/trip_point_1_temp
 echo "unregister gpu" >$EMUL/actor

@@ -167,9 +167,10 @@ struct power_actor {
  * @sustainable_power_estimated: @sustainable_power is our estimate, not
  *	the platform's or a user's
  * @est_range: the range, in m°C, the gains were last estimated over
- *	(see gain_range()); 0 while they are due, for a new sustainable
- *	power.  While it differs from the trips' present range they are
- *	estimated again, as soon as the trips give a range.
+ *	(see gain_range()), or found too narrow to estimate them over; 0
+ *	while they are due, for a new sustainable power.  While it differs
+ *	from the trips' present range they are estimated again, as soon as
+ *	the trips give a range.
  * @err_integral: accumulated error, in periods
  * @prev_err: error of the previous update, for the derivative
  * @prev_temp: the temperature at the previous update
@@ -314,21 +315,32 @@ static s64 gain_range(const struct power_allocator_params *params, int control_t
  * desired temperature (k_pu), and half as steeply above it (k_po); k_i is
  * a tenth of k_pu, k_d and integral_cutoff stay 0.  Gains a user or the
  * platform set are kept.  Nothing is estimated while the trips give no
- * range to spread the budget over.
+ * range to spread the budget over; that range is kept as the last one
+ * seen, so that a switch-on trip at or above the desired temperature is
+ * reported once, not at every update.
  */
-static void estimate_pid_constants(struct thermal_zone_params *tzp,
+static void estimate_pid_constants(struct thermal_zone_device *tz,
 				   struct power_allocator_params *params,
 				   u32 sustainable_power, int control_temp)
 {
+	struct thermal_zone_params *tzp = tz->tzp;
 	s64 delta = gain_range(params, control_temp);
 	s32 k_po, k_pu;
 
 	/*
-	 * Two passive trips at one temperature, or a desired temperature not
-	 * set yet (THERMAL_TEMP_INVALID): nothing sensible to guess.
+	 * A desired temperature not set yet (THERMAL_TEMP_INVALID): nothing
+	 * sensible to guess.  Nor with a switch-on trip at or above it, and
+	 * the zone is then left alone up to switch-on and throttled hard
+	 * from there: most likely the trips were written in the wrong order.
 	 */
-	if (delta <= 0)
+	if (delta <= 0) {
+		if (params->trip_switch_on && control_temp != THERMAL_TEMP_INVALID)
+			dev_warn(&tz->device,
+				 "power_allocator: switch-on trip at %d mC is not below the desired %d mC\n",
+				 params->trip_switch_on->temperature, control_temp);
+		params->est_range = delta;
 		return;
+	}
 
 	k_po = min_t(s64, div64_s64(int_to_frac(sustainable_power), delta), S32_MAX);
 	k_pu = min_t(s64, div64_s64(int_to_frac(2ULL * sustainable_power), delta), S32_MAX);
@@ -375,7 +387,7 @@ static u32 get_sustainable_power(struct thermal_zone_device *tz,
 		params->equilibrium_temp = control_temp;
 	}
 	if (gain_range(params, control_temp) != params->est_range)
-		estimate_pid_constants(tz->tzp, params, sustainable_power, control_temp);
+		estimate_pid_constants(tz, params, sustainable_power, control_temp);
 
 	return sustainable_power;
 }
@@ -1429,7 +1441,7 @@ static int power_allocator_bind(struct thermal_zone_device *tz)
 	if (params->trip_max) {
 		u32 sp = tz->tzp->sustainable_power ?: estimate_sustainable_power(params);
 
-		estimate_pid_constants(tz->tzp, params, sp, params->trip_max->temperature);
+		estimate_pid_constants(tz, params, sp, params->trip_max->temperature);
 		params->sustainable_power = tz->tzp->sustainable_power;
 		params->equilibrium_temp = params->trip_max->temperature;
 	}
