@@ -14,7 +14,9 @@ for overshoot_c, time_above_s, settle_s, steady_error_c, ripple_c,
 work_pct_of_optimum and split_pct_of_best (the work of the last quarter
 against the best split of the power drawn then, as the optimum would spend
 it), settle_ratio_vs_right_sp for sp_high, sp_low and sp_very_low, and writes
-OUT_DIR/thermal.md and one PNG per scenario.
+OUT_DIR/thermal.md and one PNG per scenario.  A run that is not within 1 C of
+the desired temperature at its end has no settle_s (the table says "never"),
+and no ratio.
 
 The optimum is the work of an ideal controller on the same model, loads and
 ambient: every actor at its fastest OPP until the die reaches the desired
@@ -172,7 +174,8 @@ def metrics(run, desired, period_s, optimum_work, optimum):
     return {
         'overshoot_c': max(0.0, max(temps) - desired),
         'time_above_s': sum(1 for t in temps if t > desired) * period_s,
-        'settle_s': settle * period_s,
+        # None: not within 1 C at the end, so the run measured no settling time
+        'settle_s': settle * period_s if settle < n else None,
         'steady_error_c': sum(t - desired for t in last) / len(last),
         'ripple_c': (max(last) - min(last)) / 2,
         'work_pct_of_optimum': 100 * work / optimum_work if optimum_work else 0.0,
@@ -234,16 +237,19 @@ def main():
             m = metrics(run, desired, period_s, opt, optimum)
             settle[(scenario, gov)] = m['settle_s']
             table.append('| %s | %s | ' % (scenario, gov) +
-                         ' | '.join('%.2f' % m[k] for k in METRICS) + ' |')
+                         ' | '.join('never' if m[k] is None else '%.2f' % m[k]
+                                    for k in METRICS) + ' |')
             for k in METRICS:
-                results.append(('ipa.%s.%s.%s' % (scenario, gov, k), m[k]))
+                if m[k] is not None:
+                    results.append(('ipa.%s.%s.%s' % (scenario, gov, k), m[k]))
         png = plot(out_dir, scenario, runs, desired)
         plots.append('![%s](%s)' % (scenario, os.path.basename(png)))
     table += [''] + plots
 
+    # only between two runs that settled: a run that never did has no time
     for scenario in ('sp_high', 'sp_low', 'sp_very_low'):
         for gov in GOVERNORS:
-            if (scenario, gov) in settle and settle.get(('step', gov)):
+            if settle.get((scenario, gov)) and settle.get(('step', gov)):
                 ratio = settle[(scenario, gov)] / settle[('step', gov)]
                 results.append(('ipa.%s.%s.settle_ratio_vs_right_sp' % (scenario, gov), ratio))
 
