@@ -59,8 +59,8 @@ struct target {
 	bool looked_up[MAX_OBLOCKS];	/* by the input's block number */
 };
 
-/* The run's target, for the check on queued work below. */
-static const struct target *target;
+/* The target of the input being run, for the check on queued work below. */
+static const struct target *running;
 
 int __real_btracker_queue(struct background_tracker *b, struct policy_work *work,
 			  struct policy_work **pwork);
@@ -74,7 +74,8 @@ int __real_btracker_queue(struct background_tracker *b, struct policy_work *work
 int __wrap_btracker_queue(struct background_tracker *b, struct policy_work *work,
 			  struct policy_work **pwork)
 {
-	CHECK(target->migrations || work->op == POLICY_WRITEBACK,
+	CHECK(running && running->mq && b == running->mq->bg_work, "work queued outside a run");
+	CHECK(running->migrations || work->op == POLICY_WRITEBACK,
 	      "op %d queued with migrations off", work->op);
 	return __real_btracker_queue(b, work, pwork);
 }
@@ -332,12 +333,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	origin_blocks = 1 + next_u16(&in) % MAX_OBLOCKS;
 	if (t.wide)
 		origin_blocks = 4ull << 36;
+	t.migrations = !cleaner;
+	running = &t;
 	t.mq = __smq_create(to_cblock(t.nr_cblocks), origin_blocks * 8, 8, mimic_mq, !cleaner,
 			    cleaner);
-	if (!t.mq)
+	if (!t.mq) {
+		running = NULL;
 		return 0;
-	target = &t;
-	t.migrations = !cleaner;
+	}
 	for (i = 0; i < MAX_CBLOCKS; i++)
 		t.mapped[i] = -1;
 
@@ -484,5 +487,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		complete(&t, 0, true);
 	check_invariants(&t);
 	smq_destroy(&t.mq->policy);
+	running = NULL;
 	return 0;
 }
