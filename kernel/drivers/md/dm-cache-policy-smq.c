@@ -1506,10 +1506,11 @@ struct smq_recent {
  * @hits_before_drop: hits in the last cache period before they dropped
  *	(see note_cache_period())
  * @dropped_periods: cache periods in a row since they dropped
- * @payoff_hits: hits since the last look at what promotions bought; 64
- *	bits, as a cache that stops swapping may serve 2^32 hits before the
- *	next look, which must not find they do not pay.
- * @payoff_swaps: demotions queued since then to make room for a winner.
+ * @payoff_swaps: demotions queued since the last look at what promotions
+ *	bought to make room for a winner.
+ * @payoff_hits: hits since then; 64 bits, as a cache that stops swapping
+ *	may serve 2^32 hits before the next look, which must not find they do
+ *	not pay.
  * @churn_demoted: contested blocks demoted since the last look at how
  *	many of them left unhit.
  * @churn_unhit: those of them never hit.
@@ -1580,8 +1581,8 @@ struct smq_policy {
 	unsigned int period_swaps;
 	unsigned int hits_before_drop;
 	unsigned int dropped_periods;
-	u64 payoff_hits;
 	unsigned int payoff_swaps;
+	u64 payoff_hits;
 	unsigned int churn_demoted;
 	unsigned int churn_unhit;
 	unsigned int churn_runs;
