@@ -174,10 +174,11 @@ struct power_actor {
  * @err_integral: accumulated error, in periods
  * @prev_err: error of the previous update, for the derivative
  * @prev_temp: the temperature at the previous update
- * @slope_sum: EQ_SLOPE_UPDATES times the error's change per period,
- *	averaged over about as many updates (see note_slope()), fixed point
- * @nr_slopes: updates that gave @slope_sum a slope since the last reset,
- *	up to EQ_SLOPE_UPDATES
+ * @scaled_slope: an exponential average of the error's change per period,
+ *	over about EQ_SLOPE_UPDATES updates, times EQ_SLOPE_UPDATES (see
+ *	note_slope()), fixed point
+ * @nr_slopes: updates that gave @scaled_slope a slope since the last
+ *	reset, up to EQ_SLOPE_UPDATES
  * @last_update_ns: when the controller last ran, 0 after a reset or a resume
  * @sustainable_power: the sustainable power the gains were estimated for,
  *	or are due to be
@@ -207,7 +208,7 @@ struct power_allocator_params {
 	s64 err_integral;
 	s64 prev_err;
 	int prev_temp;
-	s64 slope_sum;
+	s64 scaled_slope;
 	unsigned int nr_slopes;
 	u64 last_update_ns;
 	u32 sustainable_power;
@@ -317,7 +318,7 @@ static s64 gain_range(const struct power_allocator_params *params, int control_t
  * platform set are kept.  Nothing is estimated while the trips give no
  * range to spread the budget over; that range is kept as the last one
  * seen, so that a switch-on trip at or above the desired temperature is
- * reported once, not at every update.
+ * reported when it comes to be so, not at every update.
  */
 static void estimate_pid_constants(struct thermal_zone_device *tz,
 				   struct power_allocator_params *params,
@@ -329,12 +330,15 @@ static void estimate_pid_constants(struct thermal_zone_device *tz,
 
 	/*
 	 * A desired temperature not set yet (THERMAL_TEMP_INVALID): nothing
-	 * sensible to guess.  Nor with a switch-on trip at or above it, and
-	 * the zone is then left alone up to switch-on and throttled hard
-	 * from there: most likely the trips were written in the wrong order.
+	 * sensible to guess.  Nor with a switch-on trip at or above it; the
+	 * zone is then left alone up to switch-on and, past it, controlled
+	 * for a temperature it has already passed: most likely the trips
+	 * were written in the wrong order.
 	 */
 	if (delta <= 0) {
-		if (params->trip_switch_on && control_temp != THERMAL_TEMP_INVALID)
+		if (params->trip_switch_on &&
+		    params->trip_switch_on->temperature != THERMAL_TEMP_INVALID &&
+		    control_temp != THERMAL_TEMP_INVALID)
 			dev_warn(&tz->device,
 				 "power_allocator: switch-on trip at %d mC is not below the desired %d mC\n",
 				 params->trip_switch_on->temperature, control_temp);
@@ -372,7 +376,9 @@ static u32 get_sustainable_power(struct thermal_zone_device *tz,
 	if (sustainable_power != params->sustainable_power) {
 		params->sustainable_power = sustainable_power;
 		params->equilibrium = 0;
-		params->est_range = 0;
+		/* a range too narrow to estimate over still is, and was reported */
+		if (params->est_range > 0)
+			params->est_range = 0;
 	}
 	/*
 	 * What held one desired temperature does not hold another: the
@@ -515,25 +521,27 @@ static void pid_step(struct power_allocator_params *params, const struct thermal
 /*
  * Average the error's change per period over about EQ_SLOPE_UPDATES
  * updates: one update's is noise where the devices' coarse states toggle,
- * and a heavy die warms up by less than that noise.  A sum, not the
- * average itself: the average's own steps round to nothing near 0 (in a
- * userspace model it stayed at -31/1024 m°C a period for good, after the
- * zone had settled), and a settled zone would never be taken for one.
+ * and a heavy die warms up by less than that noise.  The average is kept
+ * scaled: unscaled, its steps round to nothing near 0 and it stays a
+ * little below 0 for good once a zone that warmed has settled.
  */
 static void note_slope(struct power_allocator_params *params, s64 slope)
 {
 	if (params->nr_slopes)
-		params->slope_sum += slope - div_s64(params->slope_sum, EQ_SLOPE_UPDATES);
+		params->scaled_slope += slope - div_s64(params->scaled_slope, EQ_SLOPE_UPDATES);
 	else
-		params->slope_sum = slope * EQ_SLOPE_UPDATES;
+		params->scaled_slope = slope * EQ_SLOPE_UPDATES;
 	params->nr_slopes = min(params->nr_slopes + 1, EQ_SLOPE_UPDATES);
 }
 
-/* Has the zone got warmer on average lately, or is that yet to be seen? */
+/*
+ * Has the zone got warmer on average lately, or is that yet to be seen?
+ * Dividing truncates towards 0: what is left of the scaling is no warming.
+ */
 static bool warming_lately(const struct power_allocator_params *params)
 {
 	return params->nr_slopes < EQ_SLOPE_UPDATES ||
-	       div_s64(params->slope_sum, EQ_SLOPE_UPDATES) < 0;
+	       div_s64(params->scaled_slope, EQ_SLOPE_UPDATES) < 0;
 }
 
 /* Would EQ_HORIZON more periods at @slope take @err across zero? */
@@ -582,19 +590,16 @@ static s64 unwind_integral(struct power_allocator_params *params, s64 k_i, s64 s
  * temperature, when the temperature is not on its way there by itself
  * (learning on the way up would overshoot), and only while the budget
  * really limits the actors (@limiting) or is above nothing: a budget
- * nobody uses says nothing of the zone.  With a sustainable power under
- * about half what the zone sustains, it settles further below than
- * EQ_BAND_MC, as low as the switch-on temperature: there E is learnt too,
- * at the band's rate, but only while the zone got no warmer on average
- * over the last EQ_SLOPE_UPDATES updates: a heavy die warms up too slowly
- * for heading_there() to tell, and one update's slope is noise.  In
- * a userspace model of a zone sustaining 3,333 mW, given 1,000 mW it
- * settled at 65.4 °C for a desired 75 °C, and now at 75; with a thermal
- * time constant of 120 s, the peak of the heat-up of a zone given 2,000
- * mW rose from 75.5 to 75.9 °C when learning went on while it warmed.
- * Far above, the proportional term's steeper k_po is at work, and
- * learning there would follow a burst.  @slope is the change of the
- * error per period.
+ * nobody uses says nothing of the zone.  With a sustainable power well
+ * under what the zone sustains (under half, with 10 °C between the
+ * trips), it settles further below than EQ_BAND_MC, down to switch-on
+ * if there is one: there E is learnt too, at the band's rate (as far
+ * below as a zone with a single trip may be), but only once the zone's
+ * average slope says it is no longer warming (see note_slope()): a heavy
+ * die warms up too slowly for heading_there() to tell, and learning on
+ * the way up overshoots.  Far above, the proportional term's steeper
+ * k_po is at work, and learning there would follow a burst.  @slope is
+ * the change of the error per period.
  */
 static void learn_equilibrium(struct power_allocator_params *params,
 			      const struct thermal_zone_params *tzp, const struct pid_terms *t,
@@ -614,7 +619,8 @@ static void learn_equilibrium(struct power_allocator_params *params,
 	if (t->err < 0 && !t->output)
 		return;
 
-	step = gain(tzp->k_i) >> (t->err > 0 ? EQ_UP_SHIFT : EQ_DOWN_SHIFT);
+	/* the fraction of k_i rounded down, but not to nothing: a k_i under 8 learns too */
+	step = gain(tzp->k_i) >> (t->err > 0 ? EQ_UP_SHIFT : EQ_DOWN_SHIFT) ?: !!gain(tzp->k_i);
 	step = mul_frac(mul_frac(step, min_t(s64, t->err, int_to_frac(EQ_BAND_MC))), periods);
 	if (step > 0)
 		step = unwind_integral(params, gain(tzp->k_i), step);
@@ -1025,9 +1031,6 @@ static void step_unanswered(struct thermal_instance *instance, bool hot)
 
 /**
  * struct actor_totals - what a zone's actors answered in one update
- *
- * The sums of powers do not wrap (see sat_u32()).
- *
  * @req: the power they request
  * @weighted_req: the sum of their weighted requests
  * @max_allocatable: their power at the least cooling states they may take
@@ -1035,6 +1038,8 @@ static void step_unanswered(struct thermal_instance *instance, bool hot)
  * @nr_held: how many of them this zone holds back
  * @nr_stepped: actors left out of the totals and stepped instead (see
  *	step_unanswered())
+ *
+ * The sums of powers do not wrap (see sat_u32()).
  */
 struct actor_totals {
 	u64 req;

@@ -330,6 +330,37 @@ static void ipa_test_gains_follow_trips(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, params->equilibrium, int_to_frac(700));
 }
 
+/*
+ * A switch-on trip at or above the desired one leaves nothing to estimate
+ * the gains over: they stay, and the range is kept as seen, so that the
+ * next updates neither estimate nor report it again (20-ipa-tunables
+ * counts the reports), a new sustainable power included.  Back in order,
+ * the gains follow the new power.
+ */
+static void ipa_test_trips_reversed(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 4500);
+	struct power_allocator_params *params;
+
+	fake_bind(test, tz, 4000, 4000, 1);
+	governor_bind(test, tz);
+	params = tz->governor_data;
+	KUNIT_EXPECT_EQ(test, params->est_range, 10000);
+
+	tz->trips[0].trip.temperature = 85000;
+	get_sustainable_power(tz, params, 75000);
+	KUNIT_EXPECT_EQ(test, params->est_range, -10000);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(9000) / 10000));
+	tz->tzp->sustainable_power = 3000;
+	get_sustainable_power(tz, params, 75000);
+	KUNIT_EXPECT_EQ(test, params->est_range, -10000);
+
+	tz->trips[0].trip.temperature = 55000;
+	get_sustainable_power(tz, params, 75000);
+	KUNIT_EXPECT_EQ(test, params->est_range, 20000);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(6000) / 20000));
+}
+
 static void ipa_test_pid_terms(struct kunit *test)
 {
 	struct power_allocator_params params = {};
@@ -450,6 +481,47 @@ static void ipa_test_equilibrium(struct kunit *test)
 	params.equilibrium = int_to_frac(500);
 	pid_step(&params, &tzp, 0, FRAC_ONE, 100, 2000, 8000, &t);
 	KUNIT_EXPECT_EQ(test, t.output, 2500u);
+}
+
+/*
+ * Through allocate_power(): a zone 9 °C below the desired temperature,
+ * held there by a budget far too small, learns E once EQ_SLOPE_UPDATES
+ * updates have found it no warmer, not before; and not while it warms,
+ * however slowly.  Its k_i of 6 learns too: an eighth of it, rounded
+ * down, was nothing.  A reset starts the average afresh.
+ */
+static void ipa_test_learns_far_below(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 300);
+	struct power_allocator_params *params;
+	u64 now = NSEC_PER_SEC;
+	struct thermal_instance *a;
+	unsigned int i;
+
+	a = fake_bind(test, tz, 4000, 4000, 1);
+	governor_bind(test, tz);
+	params = tz->governor_data;
+	KUNIT_ASSERT_EQ(test, tz->tzp->k_i, 6);
+
+	tz->temperature = 66000;
+	for (i = 0; i <= EQ_SLOPE_UPDATES; i++) {
+		KUNIT_EXPECT_EQ(test, params->equilibrium, 0);
+		now += 100 * NSEC_PER_MSEC;
+		allocate_power(tz, 75000, now);
+	}
+	KUNIT_EXPECT_GT(test, fake_state(a), 0ul);
+	KUNIT_EXPECT_GT(test, params->equilibrium, 0);
+
+	reset_pid_controller(params);
+	KUNIT_EXPECT_EQ(test, params->nr_slopes, 0u);
+	params->equilibrium = 0;
+	for (i = 0; i < 4 * EQ_SLOPE_UPDATES; i++) {
+		tz->temperature = 66000 + 10 * i;
+		now += 100 * NSEC_PER_MSEC;
+		allocate_power(tz, 75000, now);
+	}
+	KUNIT_EXPECT_EQ(test, params->nr_slopes, EQ_SLOPE_UPDATES);
+	KUNIT_EXPECT_EQ(test, params->equilibrium, 0);
 }
 
 /*
@@ -608,10 +680,13 @@ static void ipa_test_resume(struct kunit *test)
 	allocate_power(tz, 75000, now);
 	allocate_power(tz, 75000, now + 100 * NSEC_PER_MSEC);
 	KUNIT_ASSERT_NE(test, params->err_integral, 0);
+	KUNIT_ASSERT_EQ(test, params->nr_slopes, 1u);
 	params->equilibrium = int_to_frac(300);
 
 	power_allocator_update_tz(tz, THERMAL_TZ_RESUME);
 	KUNIT_EXPECT_EQ(test, params->last_update_ns, 0ull);
+	/* the slopes before the suspend say nothing of the zone after it */
+	KUNIT_EXPECT_EQ(test, params->nr_slopes, 0u);
 	KUNIT_EXPECT_NE(test, params->err_integral, 0);
 	KUNIT_EXPECT_EQ(test, params->equilibrium, int_to_frac(300));
 	/* 1 us after the last update by the clock, 20 C cooler by the sensor */
@@ -1326,6 +1401,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_rebind_gains),
 	KUNIT_CASE(ipa_test_gains_when_trips_allow),
 	KUNIT_CASE(ipa_test_gains_follow_trips),
+	KUNIT_CASE(ipa_test_trips_reversed),
 	KUNIT_CASE(ipa_test_pid_terms),
 	KUNIT_CASE(ipa_test_anti_windup),
 	KUNIT_CASE(ipa_test_integral_cutoff),
@@ -1333,6 +1409,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_resume),
 	KUNIT_CASE(ipa_test_equilibrium),
 	KUNIT_CASE(ipa_test_equilibrium_unwinds_integral),
+	KUNIT_CASE(ipa_test_learns_far_below),
 	KUNIT_CASE(ipa_test_full_speed_request),
 	KUNIT_CASE(ipa_test_leftover),
 	KUNIT_CASE(ipa_test_passive_delay_zero),
