@@ -294,20 +294,28 @@ static void update_gain(s32 *k, s32 *prev, s32 estimate)
 }
 
 /*
- * The range the default gains spread the budget over: from switch-on to
- * @control_temp, or from 0 °C without a switch-on trip, as the governor
- * always has.  A switch-on trip not set yet (a writable trip still
- * THERMAL_TEMP_INVALID) is no switch-on trip, as in manage(): counted
- * from -274 °C, the range would be over four times as wide and the gains
- * as much too weak.
+ * The switch-on trip the gains count from, if any.  One not set yet (a
+ * writable trip still THERMAL_TEMP_INVALID) is none, as in manage():
+ * counted from -274 °C, the range would be over four times as wide and
+ * the gains as much too weak.
  */
-static s64 gain_range(const struct power_allocator_params *params, int control_temp)
+static const struct thermal_trip *set_switch_on(const struct power_allocator_params *params)
 {
 	const struct thermal_trip *switch_on = params->trip_switch_on;
 
-	if (switch_on && switch_on->temperature != THERMAL_TEMP_INVALID)
-		return (s64)control_temp - switch_on->temperature;
-	return control_temp;
+	return switch_on && switch_on->temperature != THERMAL_TEMP_INVALID ? switch_on : NULL;
+}
+
+/*
+ * The range the default gains spread the budget over: from switch-on to
+ * @control_temp, or from 0 °C without a switch-on trip, as the governor
+ * always has.
+ */
+static s64 gain_range(const struct power_allocator_params *params, int control_temp)
+{
+	const struct thermal_trip *switch_on = set_switch_on(params);
+
+	return switch_on ? (s64)control_temp - switch_on->temperature : control_temp;
 }
 
 /*
@@ -336,9 +344,7 @@ static void estimate_pid_constants(struct thermal_zone_device *tz,
 	 * were written in the wrong order.
 	 */
 	if (delta <= 0) {
-		if (params->trip_switch_on &&
-		    params->trip_switch_on->temperature != THERMAL_TEMP_INVALID &&
-		    control_temp != THERMAL_TEMP_INVALID)
+		if (set_switch_on(params) && control_temp != THERMAL_TEMP_INVALID)
 			dev_warn(&tz->device,
 				 "power_allocator: switch-on trip at %d mC is not below the desired %d mC\n",
 				 params->trip_switch_on->temperature, control_temp);
