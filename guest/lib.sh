@@ -54,6 +54,17 @@ fails() {
 	fi
 }
 
+# log_mark: puts a marker of its own into the kernel log, for log_since.
+# Counting lines instead would go wrong once the ring buffer wraps; a lost
+# marker leaves log_since empty, which fails the test rather than passing it.
+log_mark() {
+	LOG_MARK="lab-mark-$$-$(cut -d' ' -f1 /proc/uptime)"
+	echo "$LOG_MARK" >/dev/kmsg
+}
+
+# log_since: the kernel log after the last log_mark.
+log_since() { dmesg | sed -n "/$LOG_MARK\$/,\$p" | tail -n +2; }
+
 # Sectors of a block device.
 sectors() { blockdev --getsz "$1"; }
 

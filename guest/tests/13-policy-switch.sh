@@ -22,9 +22,9 @@ ok "data intact after the switches" fio_verify /dev/mapper/lab-cache verify --si
 refused() {
 	pattern=$1
 	shift
-	seen=$(dmesg | wc -l)
+	log_mark
 	! dmsetup reload lab-cache --table "$(cache_table "$@")" 2>/dev/null &&
-		dmesg | tail -n +$((seen + 1)) | grep -q "$pattern"
+		log_since | grep -q "$pattern"
 }
 ok "smq refuses an unknown key, naming it" refused "unknown tunable 'foo'" writeback smq foo 1
 ok "mq refuses an unknown key, naming it" refused "unknown tunable 'bar' for mq" writeback mq bar 1

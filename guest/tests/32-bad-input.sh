@@ -18,15 +18,15 @@ bad() {
 # bad_table <kernel log pattern> <table line>: dmsetup create fails, the
 # kernel says why.
 bad_table() {
-	seen=$(dmesg | wc -l)
-	! dmsetup create lab-bad --table "$2" 2>/dev/null && dmesg | tail -n +$((seen + 1)) | grep -q "$1"
+	log_mark
+	! dmsetup create lab-bad --table "$2" 2>/dev/null && log_since | grep -q "$1"
 }
 # bad_message <kernel log pattern> <message...>
 bad_message() {
 	p=$1
 	shift
-	seen=$(dmesg | wc -l)
-	! dmsetup message -- lab-cache 0 "$@" 2>/dev/null && dmesg | tail -n +$((seen + 1)) | grep -q "$p"
+	log_mark
+	! dmsetup message -- lab-cache 0 "$@" 2>/dev/null && log_since | grep -q "$p"
 }
 
 setup_cache_devs
