@@ -13,10 +13,10 @@ For every scenario and governor this prints
 for overshoot_c, time_above_s, settle_s, steady_error_c, ripple_c,
 work_pct_of_optimum and split_pct_of_best (the work of the last quarter
 against the best split of the power drawn then, as the optimum would spend
-it), settle_ratio_vs_right_sp for sp_high, sp_low and sp_very_low, and writes
-OUT_DIR/thermal.md and one PNG per scenario.  A run that is not within 1 C of
-the desired temperature at its end has no settle_s (the table says "never"),
-and no ratio.
+it), settle_ratio_vs_right_sp for sp_high, sp_low, sp_very_low and
+sp_tiny, and writes OUT_DIR/thermal.md and one PNG per scenario.  A run
+that is not within 1 C of the desired temperature at its end has no
+settle_s (the table says "never"), and no ratio.
 
 The optimum is the work of an ideal controller on the same model, loads and
 ambient: every actor at its fastest OPP until the die reaches the desired
@@ -31,7 +31,7 @@ import os
 import subprocess
 import sys
 
-SCENARIOS = ['step', 'burst', 'compete', 'ambient', 'sp_high', 'sp_low', 'sp_very_low', 'coarse']
+SCENARIOS = ['step', 'burst', 'compete', 'ambient', 'sp_high', 'sp_low', 'sp_very_low', 'sp_tiny', 'coarse']
 GOVERNORS = ['ours', 'tree', 'step_wise']
 METRICS = ['overshoot_c', 'time_above_s', 'settle_s', 'steady_error_c', 'ripple_c',
            'work_pct_of_optimum', 'split_pct_of_best']
@@ -247,7 +247,7 @@ def main():
     table += [''] + plots
 
     # only between two runs that settled: a run that never did has no time
-    for scenario in ('sp_high', 'sp_low', 'sp_very_low'):
+    for scenario in ('sp_high', 'sp_low', 'sp_very_low', 'sp_tiny'):
         for gov in GOVERNORS:
             if settle.get((scenario, gov)) and settle.get(('step', gov)):
                 ratio = settle[(scenario, gov)] / settle[('step', gov)]

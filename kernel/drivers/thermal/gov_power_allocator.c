@@ -177,9 +177,11 @@ struct power_actor {
  * @scaled_slope: an exponential average of the error's change per period,
  *	over about EQ_SLOPE_UPDATES updates, times EQ_SLOPE_UPDATES (see
  *	note_slope()), fixed point
- * @nr_slopes: updates that gave @scaled_slope a slope since the last
- *	reset, up to EQ_SLOPE_UPDATES
+ * @nr_slopes: updates that gave @scaled_slope a slope since the governor
+ *	was bound or the zone resumed, up to EQ_SLOPE_UPDATES
  * @last_update_ns: when the controller last ran, 0 after a reset or a resume
+ * @below_since_ns: when the zone last fell below switch-on, for how stale
+ *	@scaled_slope has grown (see note_time_below())
  * @sustainable_power: the sustainable power the gains were estimated for,
  *	or are due to be
  * @equilibrium: what the zone has been seen to need beyond
@@ -211,6 +213,7 @@ struct power_allocator_params {
 	s64 scaled_slope;
 	unsigned int nr_slopes;
 	u64 last_update_ns;
+	u64 below_since_ns;
 	u32 sustainable_power;
 	s64 equilibrium;
 	int equilibrium_temp;
@@ -1262,12 +1265,30 @@ static void fold_integral_into_equilibrium(struct power_allocator_params *params
 								       params->err_integral)), 0);
 }
 
+/*
+ * Nothing feeds the slope average below switch-on: it still tells how the
+ * zone fared when control stopped, for about as long as it spans.  A zone
+ * whose budget is short enough to swing it about switch-on comes back
+ * within that time and learns on; restarted at every dip, the average
+ * never gathered EQ_SLOPE_UPDATES slopes there, and E was never learnt.
+ * A longer stay below says nothing of the heat-up to come (kept, it let E
+ * learn on the way up, past the desired temperature), and without passive
+ * polling there is no span to go by: the average starts again.
+ */
+static void note_time_below(struct power_allocator_params *params, u64 period_ns, u64 now_ns)
+{
+	if (params->last_update_ns)
+		params->below_since_ns = now_ns;
+	else if (!period_ns || now_ns - params->below_since_ns > EQ_SLOPE_UPDATES * period_ns)
+		params->nr_slopes = 0;
+}
+
+/* The slope average is not the controller's: see note_time_below(). */
 static void reset_pid_controller(struct power_allocator_params *params)
 {
 	params->err_integral = 0;
 	params->prev_err = 0;
 	params->last_update_ns = 0;
-	params->nr_slopes = 0;
 }
 
 /*
@@ -1530,6 +1551,8 @@ static void power_allocator_manage(struct thermal_zone_device *tz)
 	 */
 	if ((trip && tz->temperature < trip->temperature) ||
 	    params->trip_max->temperature == THERMAL_TEMP_INVALID) {
+		note_time_below(params, jiffies_to_nsecs(tz->passive_delay_jiffies),
+				ktime_get_ns());
 		fold_integral_into_equilibrium(params, tz->tzp);
 		reset_pid_controller(params);
 		allow_maximum_power(tz);

@@ -488,7 +488,7 @@ static void ipa_test_equilibrium(struct kunit *test)
  * held there by a budget far too small, learns E once EQ_SLOPE_UPDATES
  * updates have found it no warmer, not before; and not while it warms,
  * however slowly.  Its k_i of 6 learns too: an eighth of it, rounded
- * down, was nothing.  A reset starts the average afresh.
+ * down, was nothing.  A resume starts the average afresh.
  */
 static void ipa_test_learns_far_below(struct kunit *test)
 {
@@ -512,7 +512,7 @@ static void ipa_test_learns_far_below(struct kunit *test)
 	KUNIT_EXPECT_GT(test, fake_state(a), 0ul);
 	KUNIT_EXPECT_GT(test, params->equilibrium, 0);
 
-	reset_pid_controller(params);
+	power_allocator_update_tz(tz, THERMAL_TZ_RESUME);
 	KUNIT_EXPECT_EQ(test, params->nr_slopes, 0u);
 	params->equilibrium = 0;
 	for (i = 0; i < 4 * EQ_SLOPE_UPDATES; i++) {
@@ -1198,6 +1198,48 @@ static void manage_at(struct thermal_zone_device *tz, int temp)
 }
 
 /*
+ * A budget so far short that the zone swings about switch-on, cooling
+ * whenever it is above: E is learnt, though no stay above lasts
+ * EQ_SLOPE_UPDATES updates.  The slope average is kept across short dips
+ * (the first update after one gives it no slope); restarted at each, it
+ * never had enough slopes to go by.  A dip longer than the average spans,
+ * or one in a zone without passive polling, restarts it.
+ */
+static void ipa_test_learns_about_switch_on(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 300);
+	struct power_allocator_params *params;
+	struct thermal_instance *a;
+	unsigned int swing, i;
+
+	a = fake_bind(test, tz, 4000, 4000, 1);
+	governor_bind(test, tz);
+	params = tz->governor_data;
+
+	for (swing = 0; swing < 8; swing++) {
+		for (i = 0; i < EQ_SLOPE_UPDATES / 4; i++) {
+			manage_at(tz, 66000 - 10 * i);
+			KUNIT_EXPECT_GT(test, fake_state(a), 0ul);
+		}
+		manage_at(tz, 64000);
+		KUNIT_EXPECT_EQ(test, fake_state(a), 0ul);
+	}
+	KUNIT_EXPECT_EQ(test, params->nr_slopes, EQ_SLOPE_UPDATES);
+	KUNIT_EXPECT_GT(test, params->equilibrium, 0);
+
+	params->below_since_ns = NSEC_PER_SEC;
+	note_time_below(params, 100 * NSEC_PER_MSEC,
+			NSEC_PER_SEC + EQ_SLOPE_UPDATES * 100 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, params->nr_slopes, EQ_SLOPE_UPDATES);
+	note_time_below(params, 0, NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, params->nr_slopes, 0u);
+	params->nr_slopes = EQ_SLOPE_UPDATES;
+	note_time_below(params, 100 * NSEC_PER_MSEC,
+			NSEC_PER_SEC + EQ_SLOPE_UPDATES * 100 * NSEC_PER_MSEC + 1);
+	KUNIT_EXPECT_EQ(test, params->nr_slopes, 0u);
+}
+
+/*
  * Below switch-on every actor is released, whatever its binding's lower
  * limit: that limit holds only while the trip is crossed.
  */
@@ -1424,6 +1466,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_stepped_actors),
 	KUNIT_CASE(ipa_test_all_failing),
 	KUNIT_CASE(ipa_test_switch_on),
+	KUNIT_CASE(ipa_test_learns_about_switch_on),
 	KUNIT_CASE(ipa_test_estimate_follows_devices),
 	KUNIT_CASE(ipa_test_reset_keeps_offset),
 	KUNIT_CASE(ipa_test_manage_unbound),
