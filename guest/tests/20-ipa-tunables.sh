@@ -71,9 +71,9 @@ echo 65000 >$z/trip_point_0_temp
 emul_run 1
 is "k_pu over 10 C again" "$(cat $z/k_pu)" $((2 * 4500 * 1024 / 10000))
 is "k_po a user set stays" "$(cat $z/k_po)" 333
-# A switch-on trip written above the desired one gives no range to control
-# over: reported once, not at every update nor for a new sustainable
-# power, and the gains stay.
+# A switch-on trip written above the desired one counts as none for the
+# gains, which then count from 0 C and follow a new sustainable power; it
+# is reported once, not at every update nor for the new power.
 log_mark
 echo 85000 >$z/trip_point_0_temp
 emul_run 3
@@ -81,7 +81,7 @@ echo 4000 >$z/sustainable_power
 emul_run 3
 is "a switch-on trip above the desired one reported once" "$(log_since |
 	grep -c 'switch-on trip at 85000 mC is not below the desired 75000 mC')" 1
-is "k_pu kept meanwhile" "$(cat $z/k_pu)" $((2 * 4500 * 1024 / 10000))
+is "k_pu over 75 C meanwhile, from 0 C" "$(cat $z/k_pu)" $((2 * 4000 * 1024 / 75000))
 echo 4500 >$z/sustainable_power
 echo 65000 >$z/trip_point_0_temp
 emul_run 1

@@ -171,6 +171,8 @@ struct power_actor {
  *	while they are due, for a new sustainable power.  While it differs
  *	from the trips' present range they are estimated again, as soon as
  *	the trips give a range.
+ * @trips_reversed: the switch-on trip was last seen at or above the
+ *	desired one, and reported so
  * @err_integral: accumulated error, in periods
  * @prev_err: error of the previous update, for the derivative
  * @prev_temp: the temperature at the previous update
@@ -206,6 +208,7 @@ struct power_allocator_params {
 	bool allocated_tzp;
 	bool update_cdevs;
 	bool sustainable_power_estimated;
+	bool trips_reversed;
 	s64 est_range;
 	s64 err_integral;
 	s64 prev_err;
@@ -312,13 +315,37 @@ static const struct thermal_trip *set_switch_on(const struct power_allocator_par
 /*
  * The range the default gains spread the budget over: from switch-on to
  * @control_temp, or from 0 °C without a switch-on trip, as the governor
- * always has.
+ * always has.  A switch-on trip at or above @control_temp counts as none
+ * (see check_trip_order()): left without gains, the controller would hand
+ * out the sustainable power whatever the temperature.
  */
 static s64 gain_range(const struct power_allocator_params *params, int control_temp)
 {
 	const struct thermal_trip *switch_on = set_switch_on(params);
 
-	return switch_on ? (s64)control_temp - switch_on->temperature : control_temp;
+	if (switch_on && switch_on->temperature < control_temp)
+		return (s64)control_temp - switch_on->temperature;
+	return control_temp;
+}
+
+/*
+ * A switch-on trip at or above the desired one (most likely trips written
+ * in the wrong order) leaves the zone alone up to switch-on and, past it,
+ * controls for a temperature the zone has already passed.  Say so when the
+ * trips come to be so, not at every update.
+ */
+static void check_trip_order(struct thermal_zone_device *tz,
+			     struct power_allocator_params *params, int control_temp)
+{
+	const struct thermal_trip *switch_on = set_switch_on(params);
+	bool reversed = switch_on && control_temp != THERMAL_TEMP_INVALID &&
+			switch_on->temperature >= control_temp;
+
+	if (reversed && !params->trips_reversed)
+		dev_warn(&tz->device,
+			 "power_allocator: switch-on trip at %d mC is not below the desired %d mC\n",
+			 switch_on->temperature, control_temp);
+	params->trips_reversed = reversed;
 }
 
 /*
@@ -326,10 +353,9 @@ static s64 gain_range(const struct power_allocator_params *params, int control_t
  * times the sustainable power at switch-on to the sustainable power at the
  * desired temperature (k_pu), and half as steeply above it (k_po); k_i is
  * a tenth of k_pu, k_d and integral_cutoff stay 0.  Gains a user or the
- * platform set are kept.  Nothing is estimated while the trips give no
- * range to spread the budget over; that range is kept as the last one
- * seen, so that a switch-on trip at or above the desired temperature is
- * reported when it comes to be so, not at every update.
+ * platform set are kept.  Nothing is estimated for a desired temperature
+ * at or below 0 °C, or not set yet (THERMAL_TEMP_INVALID): nothing
+ * sensible to guess.
  */
 static void estimate_pid_constants(struct thermal_zone_device *tz,
 				   struct power_allocator_params *params,
@@ -339,18 +365,7 @@ static void estimate_pid_constants(struct thermal_zone_device *tz,
 	s64 delta = gain_range(params, control_temp);
 	s32 k_po, k_pu;
 
-	/*
-	 * A desired temperature not set yet (THERMAL_TEMP_INVALID): nothing
-	 * sensible to guess.  Nor with a switch-on trip at or above it; the
-	 * zone is then left alone up to switch-on and, past it, controlled
-	 * for a temperature it has already passed: most likely the trips
-	 * were written in the wrong order.
-	 */
 	if (delta <= 0) {
-		if (set_switch_on(params) && control_temp != THERMAL_TEMP_INVALID)
-			dev_warn(&tz->device,
-				 "power_allocator: switch-on trip at %d mC is not below the desired %d mC\n",
-				 params->trip_switch_on->temperature, control_temp);
 		params->est_range = delta;
 		return;
 	}
@@ -385,9 +400,7 @@ static u32 get_sustainable_power(struct thermal_zone_device *tz,
 	if (sustainable_power != params->sustainable_power) {
 		params->sustainable_power = sustainable_power;
 		params->equilibrium = 0;
-		/* a range too narrow to estimate over still is, and was reported */
-		if (params->est_range > 0)
-			params->est_range = 0;
+		params->est_range = 0;
 	}
 	/*
 	 * What held one desired temperature does not hold another: the
@@ -401,6 +414,7 @@ static u32 get_sustainable_power(struct thermal_zone_device *tz,
 		params->equilibrium = 0;
 		params->equilibrium_temp = control_temp;
 	}
+	check_trip_order(tz, params, control_temp);
 	if (gain_range(params, control_temp) != params->est_range)
 		estimate_pid_constants(tz, params, sustainable_power, control_temp);
 
@@ -1473,6 +1487,7 @@ static int power_allocator_bind(struct thermal_zone_device *tz)
 	if (params->trip_max) {
 		u32 sp = tz->tzp->sustainable_power ?: estimate_sustainable_power(params);
 
+		check_trip_order(tz, params, params->trip_max->temperature);
 		estimate_pid_constants(tz, params, sp, params->trip_max->temperature);
 		params->sustainable_power = tz->tzp->sustainable_power;
 		params->equilibrium_temp = params->trip_max->temperature;

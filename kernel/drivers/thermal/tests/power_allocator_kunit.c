@@ -331,34 +331,49 @@ static void ipa_test_gains_follow_trips(struct kunit *test)
 }
 
 /*
- * A switch-on trip at or above the desired one leaves nothing to estimate
- * the gains over: they stay, and the range is kept as seen, so that the
- * next updates neither estimate nor report it again (20-ipa-tunables
- * counts the reports), a new sustainable power included.  Back in order,
- * the gains follow the new power.
+ * A switch-on trip at or above the desired one counts as none for the
+ * gains: they are estimated from 0 °C, as for a single trip, and follow a
+ * new sustainable power.  Left at 0 when the governor was bound to such
+ * trips, they gave a fixed budget whatever the temperature.  The trips
+ * are found reversed once (20-ipa-tunables counts the reports), and no
+ * longer when back in order.
  */
 static void ipa_test_trips_reversed(struct kunit *test)
 {
 	struct thermal_zone_device *tz = fake_zone(test, 4500);
+	struct thermal_zone_device *tz2 = fake_zone(test, 4500);
 	struct power_allocator_params *params;
 
 	fake_bind(test, tz, 4000, 4000, 1);
 	governor_bind(test, tz);
 	params = tz->governor_data;
 	KUNIT_EXPECT_EQ(test, params->est_range, 10000);
+	KUNIT_EXPECT_FALSE(test, params->trips_reversed);
 
 	tz->trips[0].trip.temperature = 85000;
 	get_sustainable_power(tz, params, 75000);
-	KUNIT_EXPECT_EQ(test, params->est_range, -10000);
-	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(9000) / 10000));
+	KUNIT_EXPECT_TRUE(test, params->trips_reversed);
+	KUNIT_EXPECT_EQ(test, params->est_range, 75000);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(9000) / 75000));
 	tz->tzp->sustainable_power = 3000;
 	get_sustainable_power(tz, params, 75000);
-	KUNIT_EXPECT_EQ(test, params->est_range, -10000);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(6000) / 75000));
+	KUNIT_EXPECT_TRUE(test, params->trips_reversed);
 
 	tz->trips[0].trip.temperature = 55000;
 	get_sustainable_power(tz, params, 75000);
+	KUNIT_EXPECT_FALSE(test, params->trips_reversed);
 	KUNIT_EXPECT_EQ(test, params->est_range, 20000);
 	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(6000) / 20000));
+
+	/* bound to reversed trips */
+	tz2->trips[0].trip.temperature = 85000;
+	fake_bind(test, tz2, 4000, 4000, 1);
+	governor_bind(test, tz2);
+	params = tz2->governor_data;
+	KUNIT_EXPECT_TRUE(test, params->trips_reversed);
+	KUNIT_EXPECT_EQ(test, tz2->tzp->k_pu, (s32)(int_to_frac(9000) / 75000));
+	KUNIT_EXPECT_GT(test, tz2->tzp->k_i, 0);
 }
 
 static void ipa_test_pid_terms(struct kunit *test)
