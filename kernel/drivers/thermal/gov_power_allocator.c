@@ -495,9 +495,12 @@ static void pid_step(struct power_allocator_params *params, const struct thermal
 	t->err = err;
 	t->p = mul_frac(gain(err < 0 ? tzp->k_po : tzp->k_pu), err);
 
-	if (k_i && max_power && err < int_to_frac(tzp->integral_cutoff)) {
-		s64 integral = sat_frac(params->err_integral + mul_frac(err, periods));
+	if (k_i && max_power) {
+		s64 integral = params->err_integral;
 
+		if (err < int_to_frac(tzp->integral_cutoff))
+			integral = sat_frac(integral + mul_frac(err, periods));
+		/* also when k_i grew, or max_power shrank, since it was summed */
 		if (abs(mul_frac(k_i, integral)) > max_frac) {
 			s64 limit = div_frac(max_frac, k_i);
 

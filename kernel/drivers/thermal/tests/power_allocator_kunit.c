@@ -401,7 +401,12 @@ static void ipa_test_pid_terms(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.output, 5000u);
 }
 
-/* The integral never exceeds what max power can express, and unwinds at once. */
+/*
+ * The integral never exceeds what max power can express, and unwinds at
+ * once; nor once k_i grows or max power shrinks, with nothing summed (the
+ * error above integral_cutoff): a k_i written 100 times larger pinned the
+ * budget at 0 until the zone cooled below switch-on.
+ */
 static void ipa_test_anti_windup(struct kunit *test)
 {
 	struct power_allocator_params params = {};
@@ -419,6 +424,16 @@ static void ipa_test_anti_windup(struct kunit *test)
 	for (n = 0; n < 3; n++)
 		pid_step(&params, &tzp, -int_to_frac(20000), FRAC_ONE, 100, 1000, 8000, &t);
 	KUNIT_EXPECT_LT(test, t.i, int_to_frac(8000) - int_to_frac(2000));
+
+	for (n = 0; n < 10000; n++)
+		pid_step(&params, &tzp, -int_to_frac(20000), FRAC_ONE, 100, 1000, 8000, &t);
+	KUNIT_EXPECT_GE(test, t.i, -int_to_frac(8000));
+	tzp.k_i = 5000;
+	pid_step(&params, &tzp, int_to_frac(200000), FRAC_ONE, 100, 1000, 8000, &t);
+	KUNIT_EXPECT_GE(test, t.i, -int_to_frac(8000));
+	KUNIT_EXPECT_LE(test, t.i, -int_to_frac(8000) + int_to_frac(1));
+	pid_step(&params, &tzp, int_to_frac(200000), FRAC_ONE, 100, 1000, 2000, &t);
+	KUNIT_EXPECT_GE(test, t.i, -int_to_frac(2000));
 }
 
 static void ipa_test_integral_cutoff(struct kunit *test)
