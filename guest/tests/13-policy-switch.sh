@@ -4,7 +4,7 @@
 # Switching policies by table reload, mq's old tunables, and bad arguments
 # refused with a message naming them.
 . /tests/lib.sh
-plan 16
+plan 17
 trap teardown_cache_devs EXIT
 ok "cache devices" setup_cache_devs
 zero_metadata
@@ -26,7 +26,8 @@ refused() {
 	! dmsetup reload lab-cache --table "$(cache_table "$@")" 2>/dev/null &&
 		log_since | grep -q "$pattern"
 }
-ok "smq refuses an unknown key, naming it" refused "unknown tunable 'foo'" writeback smq foo 1
+ok "smq refuses an unknown key, naming it" refused "unknown tunable 'foo' (smq takes none)" writeback smq foo 1
+ok "cleaner refuses one, naming itself" refused "unknown tunable 'baz' (cleaner takes none)" writeback cleaner baz 1
 ok "mq refuses an unknown key, naming it" refused "unknown tunable 'bar' for mq" writeback mq bar 1
 ok "mq refuses a negative value" refused "needs an unsigned number, not '-1'" writeback mq random_threshold -1
 ok "mq refuses a non-number" refused "needs an unsigned number, not 'abc'" writeback mq random_threshold abc

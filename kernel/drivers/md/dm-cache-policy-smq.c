@@ -3097,11 +3097,12 @@ static void smq_allow_migrations(struct dm_cache_policy *p, bool allow)
 
 /*----------------------------------------------------------------*/
 
-/* smq has no tunables: say which key was wrong rather than fail silently. */
+/* smq and cleaner have no tunables: say which key was wrong, not just fail. */
 static int smq_set_config_value(struct dm_cache_policy *p, const char *key,
 				const char *value)
 {
-	DMERR("unknown tunable '%s' (smq takes none)", key);
+	DMERR("unknown tunable '%s' (%s takes none)", key,
+	      to_smq_policy(p)->cleaner ? "cleaner" : "smq");
 	return -EINVAL;
 }
 
