@@ -57,8 +57,12 @@ fails() {
 # log_mark: puts a marker of its own into the kernel log, for log_since.
 # Counting lines instead would go wrong once the ring buffer wraps; a lost
 # marker leaves log_since empty, which fails the test rather than passing it.
+# Markers are numbered from a file, so that no two of a boot are alike,
+# whichever test or subshell writes them.
 log_mark() {
-	LOG_MARK="lab-mark-$$-$(cut -d' ' -f1 /proc/uptime)"
+	n=$(($(cat /tmp/log-marks 2>/dev/null || echo 0) + 1))
+	echo $n >/tmp/log-marks
+	LOG_MARK="lab-mark-$n-"
 	echo "$LOG_MARK" >/dev/kmsg
 }
 
