@@ -180,10 +180,12 @@ struct power_actor {
  *	over about EQ_SLOPE_UPDATES updates, times EQ_SLOPE_UPDATES (see
  *	note_slope()), fixed point
  * @nr_slopes: updates that gave @scaled_slope a slope since the governor
- *	was bound or the zone resumed, up to EQ_SLOPE_UPDATES
+ *	was bound, the zone resumed or control came back after a long stop
+ *	(see forget_stale_slopes()), up to EQ_SLOPE_UPDATES
  * @last_update_ns: when the controller last ran, 0 after a reset or a resume
- * @below_since_ns: when the zone last fell below switch-on, for how stale
- *	@scaled_slope has grown (see note_time_below())
+ * @stopped_ns: when the controller last ran before it was last off, for
+ *	how stale @scaled_slope has grown (see note_control_off())
+ * @updates_off: updates since then, up to EQ_SLOPE_UPDATES + 1
  * @sustainable_power: the sustainable power the gains were estimated for,
  *	or are due to be
  * @equilibrium: what the zone has been seen to need beyond
@@ -216,7 +218,8 @@ struct power_allocator_params {
 	s64 scaled_slope;
 	unsigned int nr_slopes;
 	u64 last_update_ns;
-	u64 below_since_ns;
+	u64 stopped_ns;
+	unsigned int updates_off;
 	u32 sustainable_power;
 	s64 equilibrium;
 	int equilibrium_temp;
@@ -568,6 +571,32 @@ static bool warming_lately(const struct power_allocator_params *params)
 {
 	return params->nr_slopes < EQ_SLOPE_UPDATES ||
 	       div_s64(params->scaled_slope, EQ_SLOPE_UPDATES) < 0;
+}
+
+/*
+ * Nothing feeds the slope average while the controller is off (below
+ * switch-on, or the desired trip invalid): it still tells how the zone
+ * fared when control stopped, for about as long as it spans.  A zone whose
+ * budget is short enough to swing it about switch-on comes back within
+ * that time and learns on; restarted at every stop, the average never
+ * gathered EQ_SLOPE_UPDATES slopes there, and E was never learnt.  Off for
+ * longer, the zone may come back on a heat-up the average knows nothing
+ * of (kept, it let E learn on the way up, past the desired temperature):
+ * the average starts again.  The span is EQ_SLOPE_UPDATES passive polling
+ * periods, in time, however few updates came meanwhile (the core polls
+ * slower, or not at all, below switch-on); without passive polling every
+ * update counts as a period, and it is that many updates.  Called on the
+ * first update after the controller was off, with the passive polling
+ * period.
+ */
+static void forget_stale_slopes(struct power_allocator_params *params, u64 period_ns,
+				u64 now_ns)
+{
+	bool stale = period_ns ? now_ns - params->stopped_ns > EQ_SLOPE_UPDATES * period_ns :
+				 params->updates_off > EQ_SLOPE_UPDATES;
+
+	if (stale)
+		params->nr_slopes = 0;
 }
 
 /* Would EQ_HORIZON more periods at @slope take @err across zero? */
@@ -1148,7 +1177,7 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 {
 	struct power_allocator_params *params = tz->governor_data;
 	s64 periods, slope, err = int_to_frac((s64)control_temp - tz->temperature);
-	u64 total_granted = 0;
+	u64 period_ns, total_granted = 0;
 	u32 sp, max_allocatable;
 	struct actor_totals sum;
 	struct pid_terms t;
@@ -1161,7 +1190,10 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 	max_allocatable = sat_u32(sum.max_allocatable);
 
 	sp = get_sustainable_power(tz, params, control_temp);
-	periods = elapsed_periods(params, jiffies_to_nsecs(tz->passive_delay_jiffies), now_ns);
+	period_ns = jiffies_to_nsecs(tz->passive_delay_jiffies);
+	periods = elapsed_periods(params, period_ns, now_ns);
+	if (!params->last_update_ns)
+		forget_stale_slopes(params, period_ns, now_ns);
 	rebase_prev_err(params, control_temp);
 	/* the change per period; unknown on the first update after a reset */
 	slope = params->last_update_ns ? div_frac(err - params->prev_err, periods) : FRAC_MAX;
@@ -1283,24 +1315,19 @@ static void fold_integral_into_equilibrium(struct power_allocator_params *params
 }
 
 /*
- * Nothing feeds the slope average below switch-on: it still tells how the
- * zone fared when control stopped, for about as long as it spans.  A zone
- * whose budget is short enough to swing it about switch-on comes back
- * within that time and learns on; restarted at every dip, the average
- * never gathered EQ_SLOPE_UPDATES slopes there, and E was never learnt.
- * A longer stay below says nothing of the heat-up to come (kept, it let E
- * learn on the way up, past the desired temperature), and without passive
- * polling there is no span to go by: the average starts again.
+ * The controller is off for this update: note since when, and for how many
+ * updates, for forget_stale_slopes().
  */
-static void note_time_below(struct power_allocator_params *params, u64 period_ns, u64 now_ns)
+static void note_control_off(struct power_allocator_params *params)
 {
-	if (params->last_update_ns)
-		params->below_since_ns = now_ns;
-	else if (!period_ns || now_ns - params->below_since_ns > EQ_SLOPE_UPDATES * period_ns)
-		params->nr_slopes = 0;
+	if (params->last_update_ns) {
+		params->stopped_ns = params->last_update_ns;
+		params->updates_off = 0;
+	}
+	params->updates_off = min(params->updates_off + 1, EQ_SLOPE_UPDATES + 1);
 }
 
-/* The slope average is not the controller's: see note_time_below(). */
+/* The slope average is not the controller's: see forget_stale_slopes(). */
 static void reset_pid_controller(struct power_allocator_params *params)
 {
 	params->err_integral = 0;
@@ -1569,8 +1596,7 @@ static void power_allocator_manage(struct thermal_zone_device *tz)
 	 */
 	if ((trip && tz->temperature < trip->temperature) ||
 	    params->trip_max->temperature == THERMAL_TEMP_INVALID) {
-		note_time_below(params, jiffies_to_nsecs(tz->passive_delay_jiffies),
-				ktime_get_ns());
+		note_control_off(params);
 		fold_integral_into_equilibrium(params, tz->tzp);
 		reset_pid_controller(params);
 		allow_maximum_power(tz);

@@ -1227,18 +1227,39 @@ static void manage_at(struct thermal_zone_device *tz, int temp)
 	mutex_unlock(&tz->lock);
 }
 
+/* @updates updates of a zone below switch-on, as power_allocator_manage() makes. */
+static void stop_control(struct power_allocator_params *params, unsigned int updates)
+{
+	while (updates--) {
+		note_control_off(params);
+		reset_pid_controller(params);
+	}
+}
+
+/* @updates updates of @tz, 100 ms apart from *@now on, at 66 °C. */
+static void updates_at_66(struct thermal_zone_device *tz, unsigned int updates, u64 *now)
+{
+	tz->temperature = 66000;
+	while (updates--) {
+		*now += 100 * NSEC_PER_MSEC;
+		allocate_power(tz, 75000, *now);
+	}
+}
+
 /*
  * A budget so far short that the zone swings about switch-on, cooling
  * whenever it is above: E is learnt, though no stay above lasts
- * EQ_SLOPE_UPDATES updates.  The slope average is kept across short dips
+ * EQ_SLOPE_UPDATES updates.  The slope average is kept across short stops
  * (the first update after one gives it no slope); restarted at each, it
- * never had enough slopes to go by.  A dip longer than the average spans,
- * or one in a zone without passive polling, restarts it.
+ * never had enough slopes to go by.  Back after longer than the average
+ * spans, control restarts it: in time, however few updates came below
+ * switch-on meanwhile; without passive polling, in updates.
  */
 static void ipa_test_learns_about_switch_on(struct kunit *test)
 {
 	struct thermal_zone_device *tz = fake_zone(test, 300);
 	struct power_allocator_params *params;
+	u64 now = NSEC_PER_SEC;
 	struct thermal_instance *a;
 	unsigned int swing, i;
 
@@ -1257,15 +1278,30 @@ static void ipa_test_learns_about_switch_on(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, params->nr_slopes, EQ_SLOPE_UPDATES);
 	KUNIT_EXPECT_GT(test, params->equilibrium, 0);
 
-	params->below_since_ns = NSEC_PER_SEC;
-	note_time_below(params, 100 * NSEC_PER_MSEC,
-			NSEC_PER_SEC + EQ_SLOPE_UPDATES * 100 * NSEC_PER_MSEC);
+	tz = fake_zone(test, 300);
+	fake_bind(test, tz, 4000, 4000, 1);
+	governor_bind(test, tz);
+	params = tz->governor_data;
+	updates_at_66(tz, EQ_SLOPE_UPDATES + 1, &now);
+	KUNIT_ASSERT_EQ(test, params->nr_slopes, EQ_SLOPE_UPDATES);
+	stop_control(params, 1);
+	now += EQ_SLOPE_UPDATES * 100 * NSEC_PER_MSEC;
+	allocate_power(tz, 75000, now);
 	KUNIT_EXPECT_EQ(test, params->nr_slopes, EQ_SLOPE_UPDATES);
-	note_time_below(params, 0, NSEC_PER_SEC);
+	stop_control(params, 1);
+	now += EQ_SLOPE_UPDATES * 100 * NSEC_PER_MSEC + 1;
+	allocate_power(tz, 75000, now);
 	KUNIT_EXPECT_EQ(test, params->nr_slopes, 0u);
-	params->nr_slopes = EQ_SLOPE_UPDATES;
-	note_time_below(params, 100 * NSEC_PER_MSEC,
-			NSEC_PER_SEC + EQ_SLOPE_UPDATES * 100 * NSEC_PER_MSEC + 1);
+
+	/* without passive polling, in updates */
+	tz->passive_delay_jiffies = 0;
+	updates_at_66(tz, EQ_SLOPE_UPDATES, &now);
+	KUNIT_ASSERT_EQ(test, params->nr_slopes, EQ_SLOPE_UPDATES);
+	stop_control(params, EQ_SLOPE_UPDATES);
+	updates_at_66(tz, 1, &now);
+	KUNIT_EXPECT_EQ(test, params->nr_slopes, EQ_SLOPE_UPDATES);
+	stop_control(params, EQ_SLOPE_UPDATES + 1);
+	updates_at_66(tz, 1, &now);
 	KUNIT_EXPECT_EQ(test, params->nr_slopes, 0u);
 }
 
