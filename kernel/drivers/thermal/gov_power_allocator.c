@@ -176,6 +176,8 @@ struct power_actor {
  * @err_integral: accumulated error, in periods
  * @prev_err: error of the previous update, for the derivative
  * @prev_temp: the temperature at the previous update
+ * @clamped_k_i: k_i at the last update that could sum the integral: a
+ *	larger one clamps it at once (see pid_step())
  * @scaled_slope: an exponential average of the error's change per period,
  *	over about EQ_SLOPE_UPDATES updates, times EQ_SLOPE_UPDATES (see
  *	note_slope()), fixed point
@@ -215,6 +217,7 @@ struct power_allocator_params {
 	s64 err_integral;
 	s64 prev_err;
 	int prev_temp;
+	s32 clamped_k_i;
 	s64 scaled_slope;
 	unsigned int nr_slopes;
 	u64 last_update_ns;
@@ -484,7 +487,11 @@ static void rebase_prev_err(struct power_allocator_params *params, int control_t
  * The integral accumulates error weighted by the time it lasted, only
  * while the error is below integral_cutoff, and never beyond what
  * max_power can express: it is clamped, so that it unwinds as soon as an
- * error of the other sign is accumulated.  Nothing accumulates while k_i is
+ * error of the other sign is accumulated.  A k_i written larger clamps it
+ * at once, summed or not: the integral summed for the smaller one would
+ * otherwise pin the budget at 0.  A max_power that shrank does not, with
+ * nothing summed: one update in which a device failed to answer would
+ * trim for good what the integral learnt.  Nothing accumulates while k_i is
  * 0: a gain set later starts from nothing, not from a sum no clamp held.
  * Nor while no actor answered (@max_power 0): the clamp would wipe what
  * the integral learnt over one update that tells nothing.
@@ -499,17 +506,19 @@ static void pid_step(struct power_allocator_params *params, const struct thermal
 	t->p = mul_frac(gain(err < 0 ? tzp->k_po : tzp->k_pu), err);
 
 	if (k_i && max_power) {
+		bool summed = err < int_to_frac(tzp->integral_cutoff);
 		s64 integral = params->err_integral;
 
-		if (err < int_to_frac(tzp->integral_cutoff))
+		if (summed)
 			integral = sat_frac(integral + mul_frac(err, periods));
-		/* also when k_i grew, or max_power shrank, since it was summed */
-		if (abs(mul_frac(k_i, integral)) > max_frac) {
+		if ((summed || tzp->k_i > params->clamped_k_i) &&
+		    abs(mul_frac(k_i, integral)) > max_frac) {
 			s64 limit = div_frac(max_frac, k_i);
 
 			integral = integral < 0 ? -limit : limit;
 		}
 		params->err_integral = integral;
+		params->clamped_k_i = tzp->k_i;
 	}
 	t->i = mul_frac(k_i, params->err_integral);
 

@@ -403,9 +403,10 @@ static void ipa_test_pid_terms(struct kunit *test)
 
 /*
  * The integral never exceeds what max power can express, and unwinds at
- * once; nor once k_i grows or max power shrinks, with nothing summed (the
- * error above integral_cutoff): a k_i written 100 times larger pinned the
- * budget at 0 until the zone cooled below switch-on.
+ * once; nor once k_i grows, with nothing summed (the error above
+ * integral_cutoff): a k_i written 100 times larger pinned the budget at 0
+ * until the zone cooled below switch-on.  Max power shrinking for an
+ * update, with nothing summed, leaves it be; summed, it is clamped.
  */
 static void ipa_test_anti_windup(struct kunit *test)
 {
@@ -433,6 +434,8 @@ static void ipa_test_anti_windup(struct kunit *test)
 	KUNIT_EXPECT_GE(test, t.i, -int_to_frac(8000));
 	KUNIT_EXPECT_LE(test, t.i, -int_to_frac(8000) + int_to_frac(1));
 	pid_step(&params, &tzp, int_to_frac(200000), FRAC_ONE, 100, 1000, 2000, &t);
+	KUNIT_EXPECT_LE(test, t.i, -int_to_frac(8000) + int_to_frac(1));
+	pid_step(&params, &tzp, -int_to_frac(1000), FRAC_ONE, 100, 1000, 2000, &t);
 	KUNIT_EXPECT_GE(test, t.i, -int_to_frac(2000));
 }
 
