@@ -359,9 +359,9 @@ static void check_trip_order(struct thermal_zone_device *tz,
  * times the sustainable power at switch-on to the sustainable power at the
  * desired temperature (k_pu), and half as steeply above it (k_po); k_i is
  * a tenth of k_pu, k_d and integral_cutoff stay 0.  Gains a user or the
- * platform set are kept.  Nothing is estimated for a desired temperature
- * at or below 0 °C, or not set yet (THERMAL_TEMP_INVALID): nothing
- * sensible to guess.
+ * platform set are kept.  Nothing is estimated over an empty range: a
+ * desired temperature not set yet (THERMAL_TEMP_INVALID), or at or below
+ * 0 °C without a switch-on trip below it: nothing sensible to guess.
  */
 static void estimate_pid_constants(struct thermal_zone_device *tz,
 				   struct power_allocator_params *params,
