@@ -247,7 +247,7 @@ def main():
     table += [''] + plots
 
     # only between two runs that settled: a run that never did has no time
-    for scenario in ('sp_high', 'sp_low', 'sp_very_low', 'sp_tiny'):
+    for scenario in (s for s in SCENARIOS if s.startswith('sp_')):
         for gov in GOVERNORS:
             if settle.get((scenario, gov)) and settle.get(('step', gov)):
                 ratio = settle[(scenario, gov)] / settle[('step', gov)]

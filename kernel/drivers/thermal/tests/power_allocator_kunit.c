@@ -331,6 +331,23 @@ static void ipa_test_gains_follow_trips(struct kunit *test)
 }
 
 /*
+ * Moves @tz's switch-on trip to @switch_on, with the desired one at 75 °C:
+ * the trips are to be found @reversed, and k_pu estimated over @range.
+ */
+static void expect_gains_over(struct kunit *test, struct thermal_zone_device *tz,
+			      int switch_on, bool reversed, s64 range)
+{
+	struct power_allocator_params *params = tz->governor_data;
+
+	tz->trips[0].trip.temperature = switch_on;
+	get_sustainable_power(tz, params, 75000);
+	KUNIT_EXPECT_EQ(test, params->trips_reversed, reversed);
+	KUNIT_EXPECT_EQ(test, params->est_range, range);
+	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu,
+			(s32)(int_to_frac(2 * tz->tzp->sustainable_power) / range));
+}
+
+/*
  * A switch-on trip at or above the desired one counts as none for the
  * gains: they are estimated from 0 °C, as for a single trip, and follow a
  * new sustainable power.  Left at 0 when the governor was bound to such
@@ -350,21 +367,10 @@ static void ipa_test_trips_reversed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, params->est_range, 10000);
 	KUNIT_EXPECT_FALSE(test, params->trips_reversed);
 
-	tz->trips[0].trip.temperature = 85000;
-	get_sustainable_power(tz, params, 75000);
-	KUNIT_EXPECT_TRUE(test, params->trips_reversed);
-	KUNIT_EXPECT_EQ(test, params->est_range, 75000);
-	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(9000) / 75000));
+	expect_gains_over(test, tz, 85000, true, 75000);
 	tz->tzp->sustainable_power = 3000;
-	get_sustainable_power(tz, params, 75000);
-	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(6000) / 75000));
-	KUNIT_EXPECT_TRUE(test, params->trips_reversed);
-
-	tz->trips[0].trip.temperature = 55000;
-	get_sustainable_power(tz, params, 75000);
-	KUNIT_EXPECT_FALSE(test, params->trips_reversed);
-	KUNIT_EXPECT_EQ(test, params->est_range, 20000);
-	KUNIT_EXPECT_EQ(test, tz->tzp->k_pu, (s32)(int_to_frac(6000) / 20000));
+	expect_gains_over(test, tz, 85000, true, 75000);
+	expect_gains_over(test, tz, 55000, false, 20000);
 
 	/* bound to reversed trips */
 	tz2->trips[0].trip.temperature = 85000;
