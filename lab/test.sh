@@ -18,6 +18,7 @@ layers=${LAB_LAYERS:-guest crash debug userspace}
 t0=$(date +%s)
 passed=0
 failed=0
+kernel_results=	# figures judge_kunit() printed, so that a second kernel does not repeat them
 
 has_layer() { case " $layers " in *" $1 "*) return 0 ;; esac; return 1; }
 
@@ -37,8 +38,14 @@ judge_kunit() {
 		echo "kunit.py parse failed ($krc), see $out" >&2
 		failed=$((failed + 1))
 	fi
-	# figures the kernel side measured
-	grep '^RESULT ' "$log" || true
+	# figures the kernel side measured: once a run, as each kernel measures the same
+	local line
+	while read -r line; do
+		case " $kernel_results " in
+		*" ${line#RESULT } "*) ;;
+		*) echo "$line"; kernel_results="$kernel_results ${line#RESULT }" ;;
+		esac
+	done < <(grep '^RESULT ' "$log" || true)
 }
 
 # judge_tap <tap file>: every guest test file must report ok.
