@@ -5,7 +5,8 @@
     ipa_bench.py OUT_DIR RESULTS_DIR...
 
 Each RESULTS_DIR holds what guest/bench/run recorded: <scenario>-<governor>.csv
-(one line per update of the emulated SoC) and .platform (its constants).
+(one line per update of the emulated SoC), .platform (its constants) and
+scenarios (the scenarios it ran, in order: the table's).
 For every scenario and governor this prints
 
     RESULT ipa.<scenario>.<governor>.<metric> <value>
@@ -13,8 +14,8 @@ For every scenario and governor this prints
 for overshoot_c, time_above_s, settle_s, steady_error_c, ripple_c,
 work_pct_of_optimum and split_pct_of_best (the work of the last quarter
 against the best split of the power drawn then, as the optimum would spend
-it), settle_ratio_vs_right_sp for sp_high, sp_low, sp_very_low and
-sp_tiny, and writes OUT_DIR/thermal.md and one PNG per scenario.  A run
+it), settle_ratio_vs_right_sp for every sp_ scenario (a sustainable power
+other than the right one), and writes OUT_DIR/thermal.md and one PNG per scenario.  A run
 that is not within 1 C of the desired temperature at its end has no
 settle_s (the table says "never"), and no ratio.
 
@@ -31,7 +32,6 @@ import os
 import subprocess
 import sys
 
-SCENARIOS = ['step', 'burst', 'compete', 'ambient', 'sp_high', 'sp_low', 'sp_very_low', 'sp_tiny', 'coarse']
 GOVERNORS = ['ours', 'tree', 'step_wise']
 METRICS = ['overshoot_c', 'time_above_s', 'settle_s', 'steady_error_c', 'ripple_c',
            'work_pct_of_optimum', 'split_pct_of_best']
@@ -209,8 +209,11 @@ def plot(out_dir, scenario, runs, desired):
 def main():
     out_dir, dirs = sys.argv[1], sys.argv[2:]
     os.makedirs(out_dir, exist_ok=True)
-    files = {}
+    files, scenarios = {}, []
     for d in dirs:
+        # the guest's list, in the order it ran them
+        with open(os.path.join(d, 'scenarios')) as f:
+            scenarios += [s for s in f.read().split() if s not in scenarios]
         for path in glob.glob(os.path.join(d, '*.csv')):
             scenario, gov = os.path.basename(path)[:-4].rsplit('-', 1)
             files[(scenario, gov)] = path
@@ -223,7 +226,7 @@ def main():
              '| scenario | governor | ' + ' | '.join(METRICS) + ' |',
              '|---|---|' + '---:|' * len(METRICS)]
     settle = {}
-    for scenario in SCENARIOS:
+    for scenario in scenarios:
         runs = {g: read_run(files[(scenario, g)]) for g in GOVERNORS if (scenario, g) in files}
         if not runs:
             continue
@@ -247,7 +250,7 @@ def main():
     table += [''] + plots
 
     # only between two runs that settled: a run that never did has no time
-    for scenario in (s for s in SCENARIOS if s.startswith('sp_')):
+    for scenario in (s for s in scenarios if s.startswith('sp_')):
         for gov in GOVERNORS:
             if settle.get((scenario, gov)) and settle.get(('step', gov)):
                 ratio = settle[(scenario, gov)] / settle[('step', gov)]
