@@ -1236,13 +1236,11 @@ static void manage_at(struct thermal_zone_device *tz, int temp)
 	mutex_unlock(&tz->lock);
 }
 
-/* @updates updates of a zone below switch-on, as power_allocator_manage() makes. */
-static void stop_control(struct power_allocator_params *params, unsigned int updates)
+/* @updates updates of @tz below switch-on. */
+static void updates_below_switch_on(struct thermal_zone_device *tz, unsigned int updates)
 {
-	while (updates--) {
-		note_control_off(params);
-		reset_pid_controller(params);
-	}
+	while (updates--)
+		manage_at(tz, 64000);
 }
 
 /* @updates updates of @tz, 100 ms apart from *@now on, at 66 °C. */
@@ -1293,11 +1291,11 @@ static void ipa_test_learns_about_switch_on(struct kunit *test)
 	params = tz->governor_data;
 	updates_at_66(tz, EQ_SLOPE_UPDATES + 1, &now);
 	KUNIT_ASSERT_EQ(test, params->nr_slopes, EQ_SLOPE_UPDATES);
-	stop_control(params, 1);
+	updates_below_switch_on(tz, 1);
 	now += EQ_SLOPE_UPDATES * 100 * NSEC_PER_MSEC;
 	allocate_power(tz, 75000, now);
 	KUNIT_EXPECT_EQ(test, params->nr_slopes, EQ_SLOPE_UPDATES);
-	stop_control(params, 1);
+	updates_below_switch_on(tz, 1);
 	now += EQ_SLOPE_UPDATES * 100 * NSEC_PER_MSEC + 1;
 	allocate_power(tz, 75000, now);
 	KUNIT_EXPECT_EQ(test, params->nr_slopes, 0u);
@@ -1306,10 +1304,10 @@ static void ipa_test_learns_about_switch_on(struct kunit *test)
 	tz->passive_delay_jiffies = 0;
 	updates_at_66(tz, EQ_SLOPE_UPDATES, &now);
 	KUNIT_ASSERT_EQ(test, params->nr_slopes, EQ_SLOPE_UPDATES);
-	stop_control(params, EQ_SLOPE_UPDATES);
+	updates_below_switch_on(tz, EQ_SLOPE_UPDATES);
 	updates_at_66(tz, 1, &now);
 	KUNIT_EXPECT_EQ(test, params->nr_slopes, EQ_SLOPE_UPDATES);
-	stop_control(params, EQ_SLOPE_UPDATES + 1);
+	updates_below_switch_on(tz, EQ_SLOPE_UPDATES + 1);
 	updates_at_66(tz, 1, &now);
 	KUNIT_EXPECT_EQ(test, params->nr_slopes, 0u);
 }
