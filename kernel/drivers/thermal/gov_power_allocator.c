@@ -714,16 +714,20 @@ static u64 sum_of_weights(const struct power_actor *power, unsigned int n)
 
 /*
  * Divide @power_range among @n actors in proportion to their weighted
- * requests; if nothing weighted is requested, in proportion to their
- * weights (a weight of 0 asks for no share), or equally if all are 0.
+ * requests.  If nothing weighted is requested, the devices are idle:
+ * above the desired temperature (@hot) none gets a share, so that each
+ * waits for work at its deepest state, where a burst cannot add to the
+ * overshoot before the next update (as in best_step()); otherwise they
+ * share in proportion to their weights (a weight of 0 asks for no
+ * share), or equally if all are 0, and wait at the states that buys.
  * Then give what actors cannot use, beyond their maximum, to the others
  * in proportion to how far below their maximum they are.
  */
 static void divvy_up_power(struct power_actor *power, unsigned int n, u64 total_weighted_req,
-			   u32 power_range)
+			   u32 power_range, bool hot)
 {
 	u64 extra_power = 0, capped_extra_power = 0;
-	u64 total_weight = total_weighted_req ? 0 : sum_of_weights(power, n);
+	u64 total_weight = total_weighted_req || hot ? 0 : sum_of_weights(power, n);
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
@@ -733,6 +737,8 @@ static void divvy_up_power(struct power_actor *power, unsigned int n, u64 total_
 		if (total_weighted_req)
 			share = div_round_closest((u64)pa->weighted_req_power * power_range,
 						  total_weighted_req);
+		else if (hot)
+			share = 0;
 		else if (total_weight)
 			share = div64_u64((u64)pa->weight * power_range, total_weight);
 		else
@@ -1222,7 +1228,7 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 		goto trace;
 
 	if (!split_by_efficiency(params->power, n, t.output, sp, t.err < 0)) {
-		divvy_up_power(params->power, n, sum.weighted_req, t.output);
+		divvy_up_power(params->power, n, sum.weighted_req, t.output, t.err < 0);
 		for (i = 0; i < n; i++)
 			grant_to_state(&params->power[i]);
 		/* above the desired temperature, the deeper states act at once */

@@ -845,14 +845,14 @@ static void ipa_test_divvy(struct kunit *test)
 		{ .weighted_req_power = 0, .max_power = 5000 },
 	};
 
-	divvy_up_power(pa, 3, 4000, 2000);
+	divvy_up_power(pa, 3, 4000, 2000, false);
 	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 500u);
 	KUNIT_EXPECT_EQ(test, pa[1].granted_power, 1500u);
 	KUNIT_EXPECT_EQ(test, pa[2].granted_power, 0u);
 
 	/* the surplus of a capped actor goes to the others by their headroom */
 	pa[1].max_power = 1000;
-	divvy_up_power(pa, 3, 4000, 4000);
+	divvy_up_power(pa, 3, 4000, 4000, false);
 	KUNIT_EXPECT_EQ(test, pa[1].granted_power, 1000u);
 	KUNIT_EXPECT_EQ(test, pa[0].granted_power + pa[2].granted_power, 3000u);
 	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 1000u + DIV_ROUND_CLOSEST(2000u * 4000, 9000));
@@ -861,17 +861,53 @@ static void ipa_test_divvy(struct kunit *test)
 	pa[0].weighted_req_power = 0;
 	pa[1].weighted_req_power = 0;
 	pa[1].max_power = 5000;
-	divvy_up_power(pa, 3, 0, 3000);
+	divvy_up_power(pa, 3, 0, 3000, false);
 	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 1000u);
 	KUNIT_EXPECT_EQ(test, pa[2].granted_power, 1000u);
 
 	/* ...by weight, if there are any: a weight of 0 asks for no share */
 	pa[0].weight = FRAC_ONE;
 	pa[1].weight = FRAC_ONE / 4;
-	divvy_up_power(pa, 3, 0, 3000);
+	divvy_up_power(pa, 3, 0, 3000, false);
 	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 2400u);
 	KUNIT_EXPECT_EQ(test, pa[1].granted_power, 600u);
 	KUNIT_EXPECT_EQ(test, pa[2].granted_power, 0u);
+
+	/* ...but above the desired temperature, nothing to anyone */
+	divvy_up_power(pa, 3, 0, 3000, true);
+	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 0u);
+	KUNIT_EXPECT_EQ(test, pa[1].granted_power, 0u);
+	KUNIT_EXPECT_EQ(test, pa[2].granted_power, 0u);
+
+	/* a request is divided by demand, hot or not */
+	pa[0].weighted_req_power = 1000;
+	divvy_up_power(pa, 3, 1000, 3000, true);
+	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 3000u);
+}
+
+/*
+ * Two idle devices that cannot tell their performance: below the desired
+ * temperature they share the budget by weight and wait for work at the
+ * state that buys (state 2, 1000 of their 4000 mW each); above it, at
+ * their deepest, as they would with state2perf().
+ */
+static void ipa_test_all_idle(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 2000);
+	struct thermal_instance *a = fake_bind(test, tz, 4000, 0, 1);
+	struct thermal_instance *b = fake_bind(test, tz, 4000, 0, 1);
+	u64 now = NSEC_PER_SEC;
+
+	governor_bind(test, tz);
+	tz->temperature = 75000;
+	allocate_power(tz, 75000, now);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 2ul);
+	KUNIT_EXPECT_EQ(test, fake_state(b), 2ul);
+
+	tz->temperature = 76000;
+	allocate_power(tz, 75000, now + 100 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, fake_state(a), (unsigned long)FAKE_MAX_STATE);
+	KUNIT_EXPECT_EQ(test, fake_state(b), (unsigned long)FAKE_MAX_STATE);
 }
 
 /* An actor at full load with the given tables, for split_by_efficiency(). */
@@ -1030,7 +1066,7 @@ static void ipa_test_extreme_weights(struct kunit *test)
 	collect_actors(params, &sum, false);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power, U32_MAX);
 	KUNIT_EXPECT_EQ(test, sum.weighted_req, 2ull * U32_MAX);
-	divvy_up_power(params->power, 2, sum.weighted_req, 3000);
+	divvy_up_power(params->power, 2, sum.weighted_req, 3000, false);
 	KUNIT_EXPECT_EQ(test, params->power[0].granted_power, 1500u);
 	KUNIT_EXPECT_EQ(test, params->power[1].granted_power, 1500u);
 
@@ -1040,7 +1076,7 @@ static void ipa_test_extreme_weights(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, params->total_weight, 1024ull);
 	collect_actors(params, &sum, false);
 	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power, 0u);
-	divvy_up_power(params->power, 2, sum.weighted_req, 3000);
+	divvy_up_power(params->power, 2, sum.weighted_req, 3000, false);
 	KUNIT_EXPECT_EQ(test, params->power[0].granted_power, 0u);
 	KUNIT_EXPECT_EQ(test, params->power[1].granted_power, 3000u);
 }
@@ -1067,7 +1103,7 @@ static void ipa_test_huge_powers(struct kunit *test)
 	struct thermal_instance *a, *b;
 	struct actor_totals sum;
 
-	divvy_up_power(pa, 3, 1000, 3000);
+	divvy_up_power(pa, 3, 1000, 3000, false);
 	KUNIT_EXPECT_EQ(test, pa[0].granted_power, 1000u);
 	KUNIT_EXPECT_EQ(test, pa[1].granted_power, 1000u);
 	KUNIT_EXPECT_EQ(test, pa[2].granted_power, 1000u);
@@ -1531,6 +1567,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_unpolled_derivative),
 	KUNIT_CASE(ipa_test_new_desired_temp),
 	KUNIT_CASE(ipa_test_divvy),
+	KUNIT_CASE(ipa_test_all_idle),
 	KUNIT_CASE(ipa_test_split_by_efficiency),
 	KUNIT_CASE(ipa_test_weights),
 	KUNIT_CASE(ipa_test_extreme_weights),
