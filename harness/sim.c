@@ -346,6 +346,12 @@ static int run_policy(const struct trace *t, const struct sim_config *cfg,
 	 */
 	land_migrations(&c, UINT64_MAX);
 	r = c.error;
+	/*
+	 * The target fails a bio whose lookup failed: an I/O error for the
+	 * application, not an access that cost nothing.  No comparison holds.
+	 */
+	if (!r && st->failed_work)
+		r = -EIO;
 	if (!r && c.swaps)
 		r = swap_log_settle(c.swaps, t, &st->audit);
 out:

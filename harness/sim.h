@@ -68,7 +68,7 @@ struct sim_stats {
 	uint64_t write_hits, write_misses;
 	uint64_t promotions, demotions, writebacks;
 	uint64_t unused_promotions;	/* demoted before a single hit */
-	uint64_t failed_work;
+	uint64_t failed_work;		/* lookups that failed: sim_run() fails */
 	uint64_t lookups;
 	uint64_t hot_accesses, hot_hits;	/* of blocks below hot_below */
 	size_t policy_bytes;		/* allocated by the policy at creation */
