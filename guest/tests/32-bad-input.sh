@@ -5,7 +5,7 @@
 # table lines and messages, thermal sysfs writes, and emulated zones with
 # no actors, failing actors (all or one) or no sustainable power.
 . /tests/lib.sh
-plan 36
+plan 40
 trap teardown_cache_devs EXIT
 tried=0
 
@@ -70,6 +70,11 @@ bad "sustainable_power 1.5" bad_write $z/sustainable_power 1.5
 bad "weight abc" bad_write "$(emul_cdev_attr emul-big _weight)" abc
 bad "an unknown governor" bad_write $z/policy no_such_governor
 bad "an emulated load over 100 %" bad_write $EMUL/load big=101
+# the hot and critical trips go 20 and 40 C above the desired one
+bad "an emulated desired trip near INT_MAX" bad_write $EMUL/setup desired=2147480000
+bad "an emulated ambient of 200 C" bad_write $EMUL/setup ambient=200000
+bad "an emulated switch-on trip at -100 C" bad_write $EMUL/setup switch_on=-100000
+ok "and the emulated zone is still there" emul_zone
 
 # emulated zones the governor must survive
 echo "little=100 big=100 gpu=100" >$EMUL/load

@@ -19,9 +19,10 @@
  *                keys: sustainable_power, ambient, period_ms,
  *                passive_delay_ms, switch_on, desired, opps (full or
  *                coarse), gpu (0 or 1), weight_little, weight_big,
- *                weight_gpu, governor
- *   load     (w) "little=N big=N gpu=N", percent load of each actor
- *   ambient  (w) ambient temperature, millicelsius
+ *                weight_gpu, governor; temperatures in millicelsius,
+ *                ambient -40 to 100 °C, trips -40 to 150 °C
+ *   load     (w) "little=N big=N gpu=N", percent load of the actors named
+ *   ambient  (w) ambient temperature, millicelsius, -40 to 100 °C
  *   run      (w) N: run N updates now
  *   actor    (w) "unregister NAME", "register NAME", or "fail NAME" and
  *                "heal NAME": its power operations fail, or work again
@@ -52,6 +53,15 @@
 #define SUBSTEP_MS	10
 
 #define MAX_UPDATES	200000	/* a long run's record: 200k updates */
+
+/*
+ * Temperatures the model and the zone take, in m°C.  The hot and critical
+ * trips sit 20 and 40 °C above the desired one, which must not wrap an int.
+ */
+#define AMBIENT_MIN	-40000
+#define AMBIENT_MAX	100000
+#define TRIP_MIN	-40000
+#define TRIP_MAX	150000
 
 /**
  * struct emul_opp - an operating point
@@ -478,6 +488,11 @@ static int parse_opps(const char *val, bool *coarse)
 	return 0;
 }
 
+static bool ambient_valid(int ambient)
+{
+	return ambient >= AMBIENT_MIN && ambient <= AMBIENT_MAX;
+}
+
 static int parse_config(char *buf, struct emul_config *c)
 {
 	char *tok, *val;
@@ -518,7 +533,8 @@ static int parse_config(char *buf, struct emul_config *c)
 			r = -EINVAL;
 	}
 
-	if (!r && (!c->period_ms || c->period_ms > 10000 || c->desired <= c->switch_on))
+	if (!r && (!c->period_ms || c->period_ms > 10000 || c->desired <= c->switch_on ||
+		   !ambient_valid(c->ambient) || c->switch_on < TRIP_MIN || c->desired > TRIP_MAX))
 		r = -EINVAL;
 	return r;
 }
@@ -542,7 +558,9 @@ static void init_actor(struct emul_actor *a, const char *name, unsigned int nr_c
 
 static int setup(struct emul_config *c)
 {
-	struct thermal_zone_params tzp = { .sustainable_power = c->sustainable_power };
+	/* no hwmon device: sensor daemons would show the emulated die */
+	struct thermal_zone_params tzp = { .sustainable_power = c->sustainable_power,
+					   .no_hwmon = true };
 	struct thermal_zone_device *tz;
 	unsigned int i;
 	int r;
@@ -651,7 +669,8 @@ static ssize_t setup_write(struct file *f, const char __user *ubuf, size_t len, 
 	return r ? r : len;
 }
 
-static int parse_load(char *buf, unsigned int load[NR_ACTORS])
+/* Loads in @buf ("big=80 gpu=0") into @load; the actors named go into @set. */
+static int parse_load(char *buf, unsigned int load[NR_ACTORS], unsigned long *set)
 {
 	static const char *const names[NR_ACTORS] = { "little", "big", "gpu" };
 	char *tok, *val;
@@ -675,6 +694,7 @@ static int parse_load(char *buf, unsigned int load[NR_ACTORS])
 			return r;
 		if (load[i] > 100)
 			return -EINVAL;
+		__set_bit(i, set);
 	}
 	return 0;
 }
@@ -682,23 +702,20 @@ static int parse_load(char *buf, unsigned int load[NR_ACTORS])
 static ssize_t load_write(struct file *f, const char __user *ubuf, size_t len, loff_t *pos)
 {
 	unsigned int load[NR_ACTORS], i;
+	unsigned long set = 0;
 	char *buf;
 	ssize_t r = read_command(ubuf, len, &buf);
 
 	if (r)
 		return r;
-	mutex_lock(&soc.lock);
-	for (i = 0; i < NR_ACTORS; i++)
-		load[i] = soc.actors[i].load;
-	mutex_unlock(&soc.lock);
-
-	r = parse_load(buf, load);
+	r = parse_load(buf, load, &set);
 	kfree(buf);
 	if (r)
 		return r;
 
+	/* only the actors named: a concurrent write keeps the others it set */
 	mutex_lock(&soc.lock);
-	for (i = 0; i < NR_ACTORS; i++)
+	for_each_set_bit(i, &set, NR_ACTORS)
 		soc.actors[i].load = load[i];
 	mutex_unlock(&soc.lock);
 	return len;
@@ -710,7 +727,7 @@ static ssize_t ambient_write(struct file *f, const char __user *ubuf, size_t len
 
 	if (r)
 		return r;
-	if (ambient < -40000 || ambient > 100000)
+	if (!ambient_valid(ambient))
 		return -EINVAL;
 	mutex_lock(&soc.lock);
 	soc.t_ambient = ambient;
@@ -775,39 +792,76 @@ static ssize_t actor_write(struct file *f, const char __user *ubuf, size_t len, 
 	return r ? r : len;
 }
 
-static int record_show(struct seq_file *m, void *v)
+/*
+ * The record: a header, then a CSV line per update.  It goes out a buffer
+ * at a time, each under the locks: formatted whole, a long run's record
+ * held the zone's temperature reads (and the next run) up until the last
+ * of its lines was written.
+ */
+static void *record_start(struct seq_file *m, loff_t *pos)
 {
-	unsigned int i, j;
+	mutex_lock(&soc.setup_lock);
+	mutex_lock(&soc.lock);
+	if (!*pos)
+		return SEQ_START_TOKEN;
+	return *pos <= soc.nr_updates ? pos : NULL;
+}
 
+static void *record_next(struct seq_file *m, void *v, loff_t *pos)
+{
+	++*pos;
+	return *pos <= soc.nr_updates ? pos : NULL;
+}
+
+static void record_stop(struct seq_file *m, void *v)
+{
+	mutex_unlock(&soc.lock);
+	mutex_unlock(&soc.setup_lock);
+}
+
+static void record_header(struct seq_file *m)
+{
 	static const char *const columns[] = { "load", "state", "mhz", "req", "grant", "power" };
+	unsigned int i, j;
 
 	seq_puts(m, "update,time_ms,t_die,t_case,t_ambient");
 	for (j = 0; j < NR_ACTORS; j++)
 		for (i = 0; i < ARRAY_SIZE(columns); i++)
 			seq_printf(m, ",%s_%s", soc.actors[j].name ?: "none", columns[i]);
 	seq_putc(m, '\n');
+}
 
-	mutex_lock(&soc.setup_lock);
-	mutex_lock(&soc.lock);
-	for (i = 0; i < soc.nr_updates; i++) {
-		const struct emul_update *u = &soc.record[i];
+static int record_show(struct seq_file *m, void *v)
+{
+	const struct emul_update *u;
+	unsigned int i, j;
 
-		seq_printf(m, "%u,%llu,%d,%d,%d", i + 1, (u64)(i + 1) * soc.period_ms, u->t_die,
-			   u->t_case, u->t_ambient);
-		for (j = 0; j < NR_ACTORS; j++) {
-			const struct emul_actor *a = &soc.actors[j];
-
-			seq_printf(m, ",%u,%u,%u,%u,%d,%u", u->load[j], u->state[j],
-				   a->opps ? state_opp(a, u->state[j])->mhz : 0, u->requested[j],
-				   u->granted[j], u->power[j]);
-		}
-		seq_putc(m, '\n');
+	if (v == SEQ_START_TOKEN) {
+		record_header(m);
+		return 0;
 	}
-	mutex_unlock(&soc.lock);
-	mutex_unlock(&soc.setup_lock);
+	i = *(loff_t *)v - 1;
+	u = &soc.record[i];
+	seq_printf(m, "%u,%llu,%d,%d,%d", i + 1, (u64)(i + 1) * soc.period_ms, u->t_die,
+		   u->t_case, u->t_ambient);
+	for (j = 0; j < NR_ACTORS; j++) {
+		const struct emul_actor *a = &soc.actors[j];
+
+		seq_printf(m, ",%u,%u,%u,%u,%d,%u", u->load[j], u->state[j],
+			   a->opps ? state_opp(a, u->state[j])->mhz : 0, u->requested[j],
+			   u->granted[j], u->power[j]);
+	}
+	seq_putc(m, '\n');
 	return 0;
 }
-DEFINE_SHOW_ATTRIBUTE(record);
+
+static const struct seq_operations record_sops = {
+	.start = record_start,
+	.next = record_next,
+	.stop = record_stop,
+	.show = record_show,
+};
+DEFINE_SEQ_ATTRIBUTE(record);
 
 /* The zone's copy of a passive trip of @soc.trips: its temperature. */
 static int note_passive_temp(struct thermal_trip *trip, void *temps)
