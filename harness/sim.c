@@ -39,6 +39,23 @@ double sim_slow_io_per_access(const struct sim_stats *s)
 		(double)(sim_misses(s) + s->promotions + s->writebacks) / s->accesses : 0.0;
 }
 
+/*
+ * Blocks still dirty when the trace ends reach the origin some day, a
+ * writeback each: charged at the end, so that no policy gains by leaving
+ * its writebacks for after the trace.  (The generators, never idle, end
+ * with up to 2 % of their accesses' worth of dirty blocks; not charged,
+ * zipf 1.2 at 25 % counted 1.007 times the tree's smq's slow-device I/O
+ * for ours where it is 0.969 with them.)
+ */
+static void charge_dirty_left(struct sim_stats *st, const unsigned char *dirty, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		st->dirty_left += dirty[i];
+	st->writebacks += st->dirty_left;
+}
+
 /*----------------------------------------------------------------*/
 
 /* A migration the worker started, and when it ends. */
@@ -339,12 +356,9 @@ static int run_policy(const struct trace *t, const struct sim_config *cfg,
 		}
 	}
 
-	/*
-	 * Migrations still in flight end (the tracker must be empty when the
-	 * policy goes); the target writes back what is dirty only when idle:
-	 * not counted.
-	 */
+	/* Migrations still in flight end: the tracker must be empty when the policy goes. */
 	land_migrations(&c, UINT64_MAX);
+	charge_dirty_left(st, c.dirty, cfg->cache_blocks);
 	r = c.error;
 	/*
 	 * The target fails a bio whose lookup failed: an I/O error for the
@@ -463,6 +477,7 @@ static int run_lru(const struct trace *t, const struct sim_config *cfg, struct s
 			}
 	}
 
+	charge_dirty_left(st, dirty, n);
 	hashmap_free(&map);
 	free(prev);
 	free(next);
@@ -632,6 +647,7 @@ static int run_opt(const struct trace *t, const struct sim_config *cfg, struct s
 			}
 	}
 
+	charge_dirty_left(st, dirty, nr_ids);
 	free(ids);
 	free(next_use);
 	free(last_seen);

@@ -66,7 +66,9 @@ struct sim_stats {
 	uint64_t accesses;
 	uint64_t read_hits, read_misses;
 	uint64_t write_hits, write_misses;
-	uint64_t promotions, demotions, writebacks;
+	uint64_t promotions, demotions;
+	uint64_t writebacks;		/* dirty_left included */
+	uint64_t dirty_left;		/* dirty at the end, charged a writeback each */
 	uint64_t unused_promotions;	/* demoted before a single hit */
 	uint64_t failed_work;		/* lookups that failed: sim_run() fails */
 	uint64_t lookups;
