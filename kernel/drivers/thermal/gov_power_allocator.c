@@ -719,7 +719,8 @@ static u64 sum_of_weights(const struct power_actor *power, unsigned int n)
  * waits for work at its deepest state, where a burst cannot add to the
  * overshoot before the next update (as in best_step()); otherwise they
  * share in proportion to their weights (a weight of 0 asks for no
- * share), or equally if all are 0, and wait at the states that buys.
+ * share), or equally if all are 0, and wait at the states their shares
+ * buy.
  * Then give what actors cannot use, beyond their maximum, to the others
  * in proportion to how far below their maximum they are.
  */
