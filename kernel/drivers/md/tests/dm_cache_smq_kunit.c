@@ -501,6 +501,7 @@ static void smq_test_promote_levels(struct kunit *test)
 	mq->cache_stats.hits = 16;	/* hitting well: promote little */
 	mq->cache_stats.misses = 0;
 	mq->hotspot_stats.misses = 0;
+	mq->promote_level = 0;		/* not where the last update left it */
 	update_promote_levels(mq);
 	KUNIT_EXPECT_EQ(test, mq->promote_level, NR_LEVELS - 1);
 }
@@ -2275,17 +2276,20 @@ static void smq_test_idle_writeback_ages(struct kunit *test)
 static void smq_test_hints(struct kunit *test)
 {
 	struct smq_policy *mq = make_policy(test, 70, 4096, false);
+	/* a level block 65 would not take without a hint */
+	u32 not_valid = random_level(to_cblock(65)) ^ 1u;
 	unsigned int i;
 	u64 levels;
 
 	for (i = 0; i < 64; i++)
 		KUNIT_ASSERT_EQ(test, load(mq, 500 + i, i, i & 1, i, true), 0);
 	KUNIT_ASSERT_EQ(test, load(mq, 600, 64, false, 1000, true), 0);
-	KUNIT_ASSERT_EQ(test, load(mq, 601, 65, false, 5, false), 0);
+	KUNIT_ASSERT_EQ(test, load(mq, 601, 65, false, not_valid, false), 0);
 	for (i = 0; i < 64; i++)
 		KUNIT_EXPECT_EQ(test, smq_get_hint(&mq->policy, to_cblock(i)), i);
 	KUNIT_EXPECT_EQ(test, smq_get_hint(&mq->policy, to_cblock(64)), NR_LEVELS - 1);
-	KUNIT_EXPECT_LT(test, smq_get_hint(&mq->policy, to_cblock(65)), NR_LEVELS);
+	/* a hint not marked valid is not used */
+	KUNIT_EXPECT_NE(test, smq_get_hint(&mq->policy, to_cblock(65)), not_valid);
 	KUNIT_EXPECT_EQ(test, smq_get_hint(&mq->policy, to_cblock(66)), 0u);
 	KUNIT_EXPECT_EQ(test, smq_get_hint(&mq->policy, to_cblock(1000)), 0u);
 	KUNIT_EXPECT_EQ(test, residency(mq), 66u);

@@ -1042,8 +1042,8 @@ static void ipa_test_weights(struct kunit *test)
 			trip_node)->weight = 0;
 	power_allocator_update_tz(tz, THERMAL_INSTANCE_WEIGHT_CHANGED);
 	collect_actors(params, &sum, false);
-	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power,
-			params->power[1].weighted_req_power);
+	KUNIT_EXPECT_EQ(test, params->power[0].weighted_req_power, 1000u);
+	KUNIT_EXPECT_EQ(test, params->power[1].weighted_req_power, 1000u);
 }
 
 /*
