@@ -162,8 +162,8 @@ struct power_actor {
 /**
  * struct power_allocator_params - the governor's state for one zone
  * @allocated_tzp: we allocated tz->tzp and free it on unbind
- * @update_cdevs: the devices were throttled: release them once below
- *	switch-on
+ * @update_cdevs: the devices may be throttled, by us or by whatever
+ *	had the zone before us: release them once below switch-on
  * @sustainable_power_estimated: @sustainable_power is our estimate, not
  *	the platform's or a user's
  * @est_range: the range, in m°C, the gains were last estimated over
@@ -1540,6 +1540,11 @@ static int power_allocator_bind(struct thermal_zone_device *tz)
 	}
 
 	reset_pid_controller(params);
+	/*
+	 * The governor the zone had before, or user space, may have left
+	 * devices throttled: a first update below switch-on releases them.
+	 */
+	params->update_cdevs = true;
 	tz->governor_data = params;
 	power_allocator_update_weight(params);
 

@@ -1279,6 +1279,27 @@ static void updates_below_switch_on(struct thermal_zone_device *tz, unsigned int
 		manage_at(tz, 64000);
 }
 
+/*
+ * A device the zone's previous governor left throttled is released at the
+ * first update below switch-on; one throttled after that is left alone,
+ * as the governor leaves devices below switch-on.
+ */
+static void ipa_test_releases_after_bind(struct kunit *test)
+{
+	struct thermal_zone_device *tz = fake_zone(test, 2000);
+	struct thermal_instance *a = fake_bind(test, tz, 4000, 1000, 1);
+
+	a->target = 3;
+	fake(a->cdev)->state = 3;
+	governor_bind(test, tz);
+	updates_below_switch_on(tz, 1);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 0ul);
+
+	fake(a->cdev)->state = 2;
+	updates_below_switch_on(tz, 1);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 2ul);
+}
+
 /* @updates updates of @tz, 100 ms apart from *@now on, at 66 °C. */
 static void updates_at_66(struct thermal_zone_device *tz, unsigned int updates, u64 *now)
 {
@@ -1566,6 +1587,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_passive_delay_zero),
 	KUNIT_CASE(ipa_test_unpolled_derivative),
 	KUNIT_CASE(ipa_test_new_desired_temp),
+	KUNIT_CASE(ipa_test_releases_after_bind),
 	KUNIT_CASE(ipa_test_divvy),
 	KUNIT_CASE(ipa_test_all_idle),
 	KUNIT_CASE(ipa_test_split_by_efficiency),
