@@ -15,9 +15,9 @@ for overshoot_c, time_above_s, settle_s, steady_error_c, ripple_c,
 work_pct_of_optimum and split_pct_of_best (the work of the last quarter
 against the best split of the power drawn then, as the optimum would spend
 it), settle_ratio_vs_right_sp for every sp_ scenario (a sustainable power
-other than the right one), and writes OUT_DIR/thermal.md and one PNG per scenario.  A run
-that is not within 1 C of the desired temperature at its end has no
-settle_s (the table says "never"), and no ratio.
+other than the right one), and writes OUT_DIR/thermal.md and one PNG per
+scenario.  A run that is not within 1 C of the desired temperature at its
+end has no settle_s (the table says "never"), and no ratio.
 
 The optimum is the work of an ideal controller on the same model, loads and
 ambient: every actor at its fastest OPP until the die reaches the desired

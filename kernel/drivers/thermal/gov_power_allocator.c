@@ -728,8 +728,11 @@ static void divvy_up_power(struct power_actor *power, unsigned int n, u64 total_
 			   u32 power_range, bool hot)
 {
 	u64 extra_power = 0, capped_extra_power = 0;
-	u64 total_weight = total_weighted_req || hot ? 0 : sum_of_weights(power, n);
+	u64 total_weight = total_weighted_req ? 0 : sum_of_weights(power, n);
 	unsigned int i;
+
+	if (!total_weighted_req && hot)
+		power_range = 0;
 
 	for (i = 0; i < n; i++) {
 		struct power_actor *pa = &power[i];
@@ -738,8 +741,6 @@ static void divvy_up_power(struct power_actor *power, unsigned int n, u64 total_
 		if (total_weighted_req)
 			share = div_round_closest((u64)pa->weighted_req_power * power_range,
 						  total_weighted_req);
-		else if (hot)
-			share = 0;
 		else if (total_weight)
 			share = div64_u64((u64)pa->weight * power_range, total_weight);
 		else
