@@ -1830,7 +1830,7 @@ static void update_level_jump(struct smq_policy *mq)
 	}
 }
 
-/* Has @lookups passed @end (wrapping)?  Then the next period ends @len later. */
+/* Has @mq->lookups passed @end (wrapping)?  Then the next period ends @len later. */
 static bool period_over(struct smq_policy *mq, unsigned int *end, unsigned int len)
 {
 	if ((int)(mq->lookups - *end) < 0)
@@ -3250,7 +3250,7 @@ static bool origin_is_wide(u64 origin_blocks)
  * read 2 or more with eight counters per origin block, and 1.7 % with
  * sixteen (64 draws of the hash); one read 3 after two lookups replaces
  * a block looked up once.  Sixteen cost at most the floor's 128 KiB, and
- * an origin of 32768 blocks or more gets that floor anyway.
+ * an origin of 16384 blocks or more gets that floor anyway.
  */
 static unsigned int sketch_counters(unsigned int nr_cache, u64 origin_blocks)
 {
