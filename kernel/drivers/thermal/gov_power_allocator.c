@@ -24,9 +24,10 @@
  * sysfs ABI defines them; products saturate instead of overflowing.  Time
  * is counted in polling periods measured between updates, so that updates
  * that come early or a little late neither speed up nor slow down the
- * integral; an update counts for four periods at most, as one sample
- * should not stand for a long stall (or the slow polling of an always-on
- * zone below its trip).
+ * integral; an update counts for four periods at most there, as one
+ * sample should not stand for a long stall (or the slow polling of an
+ * always-on zone below its trip).  Rates of change are taken over the
+ * time that really passed.
  */
 
 #define pr_fmt(fmt) "Power allocator: " fmt
@@ -53,9 +54,13 @@
 #define FRAC_MAX (S64_MAX >> (FRAC_BITS + 1))
 #define FRAC_MIN (-FRAC_MAX)
 
-/* An update counts for at least 1/16 and at most 4 polling periods. */
+/*
+ * An update counts for at least 1/16 and at most 4 polling periods; a
+ * rate of change is taken over up to 2^20 of them.
+ */
 #define MIN_PERIODS (FRAC_ONE / 16)
 #define MAX_PERIODS (4 * FRAC_ONE)
+#define MAX_RATE_PERIODS (FRAC_ONE << 20)
 
 /*
  * Sums of device powers are taken in 64 bits and saturated where 32 are
@@ -430,20 +435,28 @@ static u32 get_sustainable_power(struct thermal_zone_device *tz,
 /*----------------------------------------------------------------*/
 
 /*
- * Polling periods since the last update, fixed point.  A zone without
- * passive polling counts every update as one period.
+ * Polling periods since the last update, fixed point, from MIN_PERIODS to
+ * MAX_RATE_PERIODS: what a rate of change is taken over (the integral
+ * caps it at MAX_PERIODS).  A zone without passive polling counts every
+ * update as one period.
  */
 static s64 elapsed_periods(struct power_allocator_params *params, u64 period_ns, u64 now_ns)
 {
-	u64 dt;
+	u64 dt, whole, rest;
 
 	if (!period_ns || !params->last_update_ns || now_ns <= params->last_update_ns)
 		return FRAC_ONE;
 
 	dt = now_ns - params->last_update_ns;
-	if (dt >= period_ns * 4)
-		return MAX_PERIODS;
-	return clamp_t(s64, div64_u64(dt << FRAC_BITS, period_ns), MIN_PERIODS, MAX_PERIODS);
+	whole = div64_u64_rem(dt, period_ns, &rest);
+	if (whole >= frac_to_int(MAX_RATE_PERIODS))
+		return MAX_RATE_PERIODS;
+	/*
+	 * Shifted, rest (below period_ns, which jiffies_to_nsecs() keeps
+	 * below 2^42) cannot overflow where dt could.
+	 */
+	return clamp_t(s64, (whole << FRAC_BITS) + div64_u64(rest << FRAC_BITS, period_ns),
+		       MIN_PERIODS, MAX_RATE_PERIODS);
 }
 
 /*
@@ -482,7 +495,8 @@ static void rebase_prev_err(struct power_allocator_params *params, int control_t
 
 /*
  * One step of the controller for error @err (fixed point) after @periods
- * polling periods of @period_ms each.
+ * polling periods (at most MAX_PERIODS), @span_ms milliseconds (fixed
+ * point) since the last update.
  *
  * The integral accumulates error weighted by the time it lasted, only
  * while the error is below integral_cutoff, and never beyond what
@@ -497,10 +511,10 @@ static void rebase_prev_err(struct power_allocator_params *params, int control_t
  * the integral learnt over one update that tells nothing.
  */
 static void pid_step(struct power_allocator_params *params, const struct thermal_zone_params *tzp,
-		     s64 err, s64 periods, unsigned int period_ms, u32 sustainable_power,
+		     s64 err, s64 periods, s64 span_ms, u32 sustainable_power,
 		     u32 max_power, struct pid_terms *t)
 {
-	s64 k_i = gain(tzp->k_i), max_frac = int_to_frac(max_power), out, dt_ms;
+	s64 k_i = gain(tzp->k_i), max_frac = int_to_frac(max_power), out;
 
 	t->err = err;
 	t->p = mul_frac(gain(err < 0 ? tzp->k_po : tzp->k_pu), err);
@@ -530,10 +544,9 @@ static void pid_step(struct power_allocator_params *params, const struct thermal
 	 * to take a rate of change from (the tree's governor took the error
 	 * itself for one: a kick of k_d times it at every switch-on).
 	 */
-	dt_ms = mul_frac(periods, int_to_frac(max(period_ms, 1u)));
 	if (params->last_update_ns)
 		t->d = div_frac(mul_frac(int_to_frac(gain(tzp->k_d)), err - params->prev_err),
-				dt_ms);
+				max_t(s64, span_ms, 1));
 	else
 		t->d = 0;
 	params->prev_err = err;
@@ -771,8 +784,8 @@ static void divvy_up_power(struct power_actor *power, unsigned int n, u64 total_
 /*
  * state2power() is the power at full load; grants, like requests, are at
  * the present load (power2state() scales by it).  Bring @power to that
- * load: @full_req_power is the request at full speed, @max_power the
- * full-load power there.
+ * load: @pa->full_req_power is the request at full speed, @pa->max_power
+ * the full-load power there.
  */
 static u32 at_load(const struct power_actor *pa, u32 power)
 {
@@ -1193,7 +1206,8 @@ static unsigned int collect_actors(struct power_allocator_params *params,
 static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64 now_ns)
 {
 	struct power_allocator_params *params = tz->governor_data;
-	s64 periods, slope, err = int_to_frac((s64)control_temp - tz->temperature);
+	s64 periods, rate_periods, span_ms, slope;
+	s64 err = int_to_frac((s64)control_temp - tz->temperature);
 	u64 period_ns, total_granted = 0;
 	u32 sp, max_allocatable;
 	struct actor_totals sum;
@@ -1208,17 +1222,18 @@ static void allocate_power(struct thermal_zone_device *tz, int control_temp, u64
 
 	sp = get_sustainable_power(tz, params, control_temp);
 	period_ns = jiffies_to_nsecs(tz->passive_delay_jiffies);
-	periods = elapsed_periods(params, period_ns, now_ns);
+	rate_periods = elapsed_periods(params, period_ns, now_ns);
+	periods = min(rate_periods, MAX_PERIODS);
+	span_ms = mul_frac(rate_periods, int_to_frac(update_period_ms(tz, params, now_ns)));
 	if (!params->last_update_ns)
 		forget_stale_slopes(params, period_ns, now_ns);
 	rebase_prev_err(params, control_temp);
 	/* the change per period; unknown on the first update after a reset */
-	slope = params->last_update_ns ? div_frac(err - params->prev_err, periods) : FRAC_MAX;
+	slope = params->last_update_ns ? div_frac(err - params->prev_err, rate_periods) : FRAC_MAX;
 	if (params->last_update_ns)
 		note_slope(params, slope);
 	/* recorded after pid_step(), which tells the first update by a 0 */
-	pid_step(params, tz->tzp, err, periods, update_period_ms(tz, params, now_ns), sp,
-		 max_allocatable, &t);
+	pid_step(params, tz->tzp, err, periods, span_ms, sp, max_allocatable, &t);
 	params->last_update_ns = now_ns;
 	params->prev_temp = tz->temperature;
 
@@ -1442,7 +1457,10 @@ static void power_allocator_update_weight(struct power_allocator_params *params)
  * The estimate of the zone's sustainable power is ours: forget it, so that
  * the next update estimates it again.  A zone is registered before its
  * cooling devices (cpufreq clusters, a GPU) are; estimated from the first
- * alone and kept, it would be too low once the others come.
+ * alone and kept, it would be too low once the others come.  Not estimated
+ * here: a device unbound and bound again before the next update (a driver
+ * reloaded) would change the estimate twice, and each change drops the
+ * learnt equilibrium.
  */
 static void forget_estimated_power(struct thermal_zone_params *tzp,
 				   struct power_allocator_params *params)

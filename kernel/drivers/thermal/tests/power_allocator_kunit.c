@@ -33,6 +33,9 @@ struct fake_actor {
 
 #define FAKE_MAX_STATE 4
 
+/* pid_step()'s span of one 100 ms polling period, fixed point */
+#define POLL_MS int_to_frac(100)
+
 static struct fake_actor *fake(struct thermal_cooling_device *cdev)
 {
 	return cdev->devdata;
@@ -389,21 +392,21 @@ static void ipa_test_pid_terms(struct kunit *test)
 	struct pid_terms t;
 
 	/* 5 °C below target: p = k_pu * e, the integral gains one period of e */
-	pid_step(&params, &tzp, int_to_frac(5000), FRAC_ONE, 100, 1000, 100000, &t);
+	pid_step(&params, &tzp, int_to_frac(5000), FRAC_ONE, POLL_MS, 1000, 100000, &t);
 	KUNIT_EXPECT_EQ(test, t.p, (s64)200 * 5000);
 	KUNIT_EXPECT_EQ(test, t.i, 0);		/* above integral_cutoff 0: no integration */
 	KUNIT_EXPECT_EQ(test, t.output, 1000u + 200 * 5000 / 1024);
 
 	/* 2 °C above: k_po, and the integral accumulates */
-	pid_step(&params, &tzp, -int_to_frac(2000), FRAC_ONE, 100, 1000, 100000, &t);
+	pid_step(&params, &tzp, -int_to_frac(2000), FRAC_ONE, POLL_MS, 1000, 100000, &t);
 	KUNIT_EXPECT_EQ(test, t.p, -(s64)100 * 2000);
 	KUNIT_EXPECT_EQ(test, params.err_integral, -int_to_frac(2000));
 	KUNIT_EXPECT_EQ(test, t.i, -(s64)10 * 2000);
 
 	/* the output is clamped to [0, max] */
-	pid_step(&params, &tzp, -int_to_frac(100000), FRAC_ONE, 100, 1000, 5000, &t);
+	pid_step(&params, &tzp, -int_to_frac(100000), FRAC_ONE, POLL_MS, 1000, 5000, &t);
 	KUNIT_EXPECT_EQ(test, t.output, 0u);
-	pid_step(&params, &tzp, int_to_frac(100000), FRAC_ONE, 100, 1000, 5000, &t);
+	pid_step(&params, &tzp, int_to_frac(100000), FRAC_ONE, POLL_MS, 1000, 5000, &t);
 	KUNIT_EXPECT_EQ(test, t.output, 5000u);
 }
 
@@ -423,25 +426,25 @@ static void ipa_test_anti_windup(struct kunit *test)
 	unsigned int n;
 
 	for (n = 0; n < 10000; n++)
-		pid_step(&params, &tzp, int_to_frac(20000), FRAC_ONE, 100, 1000, 8000, &t);
+		pid_step(&params, &tzp, int_to_frac(20000), FRAC_ONE, POLL_MS, 1000, 8000, &t);
 	KUNIT_EXPECT_LE(test, abs(t.i), int_to_frac(8000));
 	KUNIT_EXPECT_GE(test, t.i, int_to_frac(8000) - int_to_frac(1));
 
 	/* one update overshooting is enough to pull the budget down */
 	for (n = 0; n < 3; n++)
-		pid_step(&params, &tzp, -int_to_frac(20000), FRAC_ONE, 100, 1000, 8000, &t);
+		pid_step(&params, &tzp, -int_to_frac(20000), FRAC_ONE, POLL_MS, 1000, 8000, &t);
 	KUNIT_EXPECT_LT(test, t.i, int_to_frac(8000) - int_to_frac(2000));
 
 	for (n = 0; n < 10000; n++)
-		pid_step(&params, &tzp, -int_to_frac(20000), FRAC_ONE, 100, 1000, 8000, &t);
+		pid_step(&params, &tzp, -int_to_frac(20000), FRAC_ONE, POLL_MS, 1000, 8000, &t);
 	KUNIT_EXPECT_GE(test, t.i, -int_to_frac(8000));
 	tzp.k_i = 5000;
-	pid_step(&params, &tzp, int_to_frac(200000), FRAC_ONE, 100, 1000, 8000, &t);
+	pid_step(&params, &tzp, int_to_frac(200000), FRAC_ONE, POLL_MS, 1000, 8000, &t);
 	KUNIT_EXPECT_GE(test, t.i, -int_to_frac(8000));
 	KUNIT_EXPECT_LE(test, t.i, -int_to_frac(8000) + int_to_frac(1));
-	pid_step(&params, &tzp, int_to_frac(200000), FRAC_ONE, 100, 1000, 2000, &t);
+	pid_step(&params, &tzp, int_to_frac(200000), FRAC_ONE, POLL_MS, 1000, 2000, &t);
 	KUNIT_EXPECT_LE(test, t.i, -int_to_frac(8000) + int_to_frac(1));
-	pid_step(&params, &tzp, -int_to_frac(1000), FRAC_ONE, 100, 1000, 2000, &t);
+	pid_step(&params, &tzp, -int_to_frac(1000), FRAC_ONE, POLL_MS, 1000, 2000, &t);
 	KUNIT_EXPECT_GE(test, t.i, -int_to_frac(2000));
 }
 
@@ -451,14 +454,14 @@ static void ipa_test_integral_cutoff(struct kunit *test)
 	struct thermal_zone_params tzp = { .k_pu = 200, .k_i = 50, .integral_cutoff = 3000 };
 	struct pid_terms t;
 
-	pid_step(&params, &tzp, int_to_frac(5000), FRAC_ONE, 100, 0, 8000, &t);
+	pid_step(&params, &tzp, int_to_frac(5000), FRAC_ONE, POLL_MS, 0, 8000, &t);
 	KUNIT_EXPECT_EQ(test, params.err_integral, 0);
-	pid_step(&params, &tzp, int_to_frac(2000), FRAC_ONE, 100, 0, 8000, &t);
+	pid_step(&params, &tzp, int_to_frac(2000), FRAC_ONE, POLL_MS, 0, 8000, &t);
 	KUNIT_EXPECT_EQ(test, params.err_integral, int_to_frac(2000));
 
 	/* without an integral gain nothing accumulates, to be let loose later */
 	tzp.k_i = 0;
-	pid_step(&params, &tzp, int_to_frac(2000), FRAC_ONE, 100, 0, 8000, &t);
+	pid_step(&params, &tzp, int_to_frac(2000), FRAC_ONE, POLL_MS, 0, 8000, &t);
 	KUNIT_EXPECT_EQ(test, params.err_integral, int_to_frac(2000));
 	KUNIT_EXPECT_EQ(test, t.i, 0);
 }
@@ -518,7 +521,7 @@ static void ipa_test_equilibrium(struct kunit *test)
 	/* it shifts the budget like the sustainable power does */
 	tzp.k_i = 0;
 	params.equilibrium = int_to_frac(500);
-	pid_step(&params, &tzp, 0, FRAC_ONE, 100, 2000, 8000, &t);
+	pid_step(&params, &tzp, 0, FRAC_ONE, POLL_MS, 2000, 8000, &t);
 	KUNIT_EXPECT_EQ(test, t.output, 2500u);
 }
 
@@ -660,6 +663,12 @@ static void ipa_test_leftover(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pa[0].state_power, 1000u);
 }
 
+/* elapsed_periods() @dt_ns after the last update */
+static s64 periods_after(struct power_allocator_params *params, u64 period_ns, u64 dt_ns)
+{
+	return elapsed_periods(params, period_ns, params->last_update_ns + dt_ns);
+}
+
 /* Updates that come late count for more, early ones for less. */
 static void ipa_test_irregular_intervals(struct kunit *test)
 {
@@ -669,13 +678,21 @@ static void ipa_test_irregular_intervals(struct kunit *test)
 	u64 period = 100 * NSEC_PER_MSEC, t0 = params.last_update_ns;
 	struct pid_terms t;
 
-	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, period, t0 + period), FRAC_ONE);
-	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, period, t0 + 2 * period), 2 * FRAC_ONE);
-	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, period, t0 + period / 2), FRAC_ONE / 2);
-	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, period, t0 + 1), MIN_PERIODS);
-	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, period, t0 + 100 * period), MAX_PERIODS);
+	KUNIT_EXPECT_EQ(test, periods_after(&params, period, period), FRAC_ONE);
+	KUNIT_EXPECT_EQ(test, periods_after(&params, period, 2 * period), 2 * FRAC_ONE);
+	KUNIT_EXPECT_EQ(test, periods_after(&params, period, period / 2), FRAC_ONE / 2);
+	KUNIT_EXPECT_EQ(test, periods_after(&params, period, 1), MIN_PERIODS);
+	/* the whole time, for rates of change (the integral caps it) */
+	KUNIT_EXPECT_EQ(test, periods_after(&params, period, 100 * period + period / 4),
+			100 * FRAC_ONE + FRAC_ONE / 4);
+	KUNIT_EXPECT_EQ(test, periods_after(&params, period, (period << 20) - 1),
+			MAX_RATE_PERIODS - 1);
+	KUNIT_EXPECT_EQ(test, periods_after(&params, period, period << 20), MAX_RATE_PERIODS);
+	/* a period of 2^32 ms and a gap of 2^62 ns: nothing overflows */
+	KUNIT_EXPECT_EQ(test, periods_after(&params, 1000000ULL << 32, 1ULL << 62),
+			(s64)div64_u64(1ULL << (62 + FRAC_BITS - 32), 1000000));
 	/* no polling period, or no previous update: one period each */
-	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, 0, t0 + 5 * period), FRAC_ONE);
+	KUNIT_EXPECT_EQ(test, periods_after(&params, 0, 5 * period), FRAC_ONE);
 	params.last_update_ns = 0;
 	KUNIT_EXPECT_EQ(test, elapsed_periods(&params, period, t0), FRAC_ONE);
 
@@ -684,17 +701,17 @@ static void ipa_test_irregular_intervals(struct kunit *test)
 	 * the derivative counts: not on the first after a reset.
 	 */
 	params.last_update_ns = t0;
-	pid_step(&params, &tzp, int_to_frac(1000), 2 * FRAC_ONE, 100, 0, 100000, &t);
+	pid_step(&params, &tzp, int_to_frac(1000), 2 * FRAC_ONE, int_to_frac(200), 0, 100000, &t);
 	KUNIT_EXPECT_EQ(test, params.err_integral, int_to_frac(2000));
 	/*
 	 * The derivative is per millisecond that really passed, and k_d is
 	 * in whole mW per m°C/ms, as 6.12 scales it: 400 m°C in 200 ms at
 	 * k_d 1024 is 2048 mW.
 	 */
-	pid_step(&params, &tzp, int_to_frac(1400), 2 * FRAC_ONE, 100, 0, 100000, &t);
+	pid_step(&params, &tzp, int_to_frac(1400), 2 * FRAC_ONE, int_to_frac(200), 0, 100000, &t);
 	KUNIT_EXPECT_EQ(test, t.d, int_to_frac(2048));
 	tzp.k_d = 1;
-	pid_step(&params, &tzp, int_to_frac(1000), FRAC_ONE, 100, 0, 100000, &t);
+	pid_step(&params, &tzp, int_to_frac(1000), FRAC_ONE, POLL_MS, 0, 100000, &t);
 	KUNIT_EXPECT_EQ(test, t.d, -int_to_frac(4));
 }
 
@@ -731,7 +748,7 @@ static void ipa_test_resume(struct kunit *test)
 	/* 1 us after the last update by the clock, 20 C cooler by the sensor */
 	KUNIT_EXPECT_EQ(test, elapsed_periods(params, 100 * NSEC_PER_MSEC,
 					      now + 100 * NSEC_PER_MSEC + 1000), FRAC_ONE);
-	pid_step(params, tz->tzp, int_to_frac(19000), FRAC_ONE, 100, 2000, 4000, &t);
+	pid_step(params, tz->tzp, int_to_frac(19000), FRAC_ONE, POLL_MS, 2000, 4000, &t);
 	KUNIT_EXPECT_EQ(test, t.d, 0);
 }
 
@@ -806,6 +823,38 @@ static void ipa_test_unpolled_derivative(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
 	tz->temperature = 73000;
 	allocate_power(tz, 80000, 2 * NSEC_PER_SEC + NSEC_PER_MSEC);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 0ul);
+}
+
+/*
+ * A zone polled every 100 ms while passive, updated a second apart, as the
+ * core polls an always-on zone (no switch-on trip) below its passive trip:
+ * the derivative and the slope span the second that really passed, the
+ * integral the four periods an update counts for at most.  A fall of 1 °C
+ * over it at k_d 1000 adds 1000 mW to the sustainable 2000 (the actor
+ * stays at state 1); taken over 400 ms it added 2500 (state 0).
+ */
+static void ipa_test_slow_polling_derivative(struct kunit *test)
+{
+	struct thermal_instance *a;
+	struct thermal_zone_device *tz = derivative_zone(test, 1000, &a);
+	struct power_allocator_params *params;
+
+	tz->tzp->integral_cutoff = 100000;
+	governor_bind(test, tz);
+	params = tz->governor_data;
+	tz->temperature = 77000;
+	allocate_power(tz, 80000, NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
+	tz->temperature = 76000;
+	allocate_power(tz, 80000, 2 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
+	/* 100 m°C a period over ten of them; 3000 + 4000 m°C for four */
+	KUNIT_EXPECT_EQ(test, params->scaled_slope, EQ_SLOPE_UPDATES * int_to_frac(100));
+	KUNIT_EXPECT_EQ(test, params->err_integral, int_to_frac(3000 + 4 * 4000));
+	/* the same fall in 100 ms is ten times as steep: 10000 mW more */
+	tz->temperature = 75000;
+	allocate_power(tz, 80000, 2 * NSEC_PER_SEC + 100 * NSEC_PER_MSEC);
 	KUNIT_EXPECT_EQ(test, fake_state(a), 0ul);
 }
 
@@ -1586,6 +1635,7 @@ static struct kunit_case ipa_test_cases[] = {
 	KUNIT_CASE(ipa_test_leftover),
 	KUNIT_CASE(ipa_test_passive_delay_zero),
 	KUNIT_CASE(ipa_test_unpolled_derivative),
+	KUNIT_CASE(ipa_test_slow_polling_derivative),
 	KUNIT_CASE(ipa_test_new_desired_temp),
 	KUNIT_CASE(ipa_test_releases_after_bind),
 	KUNIT_CASE(ipa_test_divvy),
