@@ -882,10 +882,10 @@ static void q_place_carried(struct smq_queue *q, struct smq_list *carry, unsigne
  * Entries one redistribution may move: it runs under the policy lock,
  * interrupts off.  A queue with more to move goes on at the next tick.
  * In the userspace harness (replay --longest-tick), the longest tick of
- * a cache of 16M blocks takes 10 ms; 26 ms with four times the moves, and
- * over 2 s in the implementation this one replaced, which rebalanced
- * every entry at once.  A quarter as many moves, 3 ms, left the levels of a
- * large cache unbalanced for long enough to cost it hits.
+ * a cache of 16M blocks takes 5 to 7 ms; 18 ms with four times the
+ * moves, and 2 to 5 s in the implementation this one replaced, which
+ * rebalanced every entry at once.  A quarter as many moves left the
+ * levels of a large cache unbalanced for long enough to cost it hits.
  */
 #define REDISTRIBUTE_MOVES BIT(16)
 
