@@ -802,6 +802,21 @@ static struct thermal_zone_device *derivative_zone(struct kunit *test, s32 k_d,
 }
 
 /*
+ * Updates a second apart, at 77 and then 76 °C, for a desired 80 °C: the
+ * actor of a derivative_zone() stays at state 1 through both.
+ */
+static void cool_a_degree_in_a_second(struct kunit *test, struct thermal_zone_device *tz,
+				      struct thermal_instance *a)
+{
+	tz->temperature = 77000;
+	allocate_power(tz, 80000, NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
+	tz->temperature = 76000;
+	allocate_power(tz, 80000, 2 * NSEC_PER_SEC);
+	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
+}
+
+/*
  * A zone without passive polling, end to end: its derivative spans the
  * time since the last update.  With P and I all but off and k_d 3, a fall
  * of 1 °C over a second adds 3 mW to the sustainable 2000 (the actor at
@@ -815,12 +830,7 @@ static void ipa_test_unpolled_derivative(struct kunit *test)
 
 	tz->passive_delay_jiffies = 0;
 	governor_bind(test, tz);
-	tz->temperature = 77000;
-	allocate_power(tz, 80000, NSEC_PER_SEC);
-	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
-	tz->temperature = 76000;
-	allocate_power(tz, 80000, 2 * NSEC_PER_SEC);
-	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
+	cool_a_degree_in_a_second(test, tz, a);
 	tz->temperature = 73000;
 	allocate_power(tz, 80000, 2 * NSEC_PER_SEC + NSEC_PER_MSEC);
 	KUNIT_EXPECT_EQ(test, fake_state(a), 0ul);
@@ -843,12 +853,7 @@ static void ipa_test_slow_polling_derivative(struct kunit *test)
 	tz->tzp->integral_cutoff = 100000;
 	governor_bind(test, tz);
 	params = tz->governor_data;
-	tz->temperature = 77000;
-	allocate_power(tz, 80000, NSEC_PER_SEC);
-	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
-	tz->temperature = 76000;
-	allocate_power(tz, 80000, 2 * NSEC_PER_SEC);
-	KUNIT_EXPECT_EQ(test, fake_state(a), 1ul);
+	cool_a_degree_in_a_second(test, tz, a);
 	/* 100 m°C a period over ten of them; 3000 + 4000 m°C for four */
 	KUNIT_EXPECT_EQ(test, params->scaled_slope, EQ_SLOPE_UPDATES * int_to_frac(100));
 	KUNIT_EXPECT_EQ(test, params->err_integral, int_to_frac(3000 + 4 * 4000));
